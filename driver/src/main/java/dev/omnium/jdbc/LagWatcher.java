@@ -1,0 +1,250 @@
+package dev.omnium.jdbc;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Measures one replica's lag from the heartbeat row, on a dedicated connection and thread.
+ *
+ * <p>The whole measurement is one volatile long, {@code beatNanos}: the local {@link System#nanoTime()}
+ * at which the replica's data was current. Effective lag is then {@code now - beatNanos}, which is
+ * "last measured lag + time since the measurement" without any arithmetic on the hot path. The
+ * measurement is taken against the time the probe was sent, so it can only overstate lag.
+ */
+final class LagWatcher implements Runnable, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LagWatcher.class);
+
+  /** No usable measurement: effective lag is infinite and reads go elsewhere. */
+  static final long UNKNOWN = Long.MIN_VALUE;
+
+  /** What the watcher last learned; logged once per change, never once per query. */
+  enum State { STARTING, OK, NO_HEARTBEAT_TABLE, NO_HEARTBEAT_ROW, BAD_HEARTBEAT_TABLE, UNREACHABLE, NOT_IN_RECOVERY }
+
+  private final String name;
+  private final PgConnector connector;
+  private final String query;
+  private final String table;
+  private final long intervalNanos;
+  private final long stallNanos;
+  private final Thread thread;
+
+  private volatile long beatNanos = UNKNOWN;
+  /** When the probe in flight was started, 0 when none: a probe that hangs marks the replica unhealthy. */
+  private volatile long probeStartedNanos;
+  private volatile long replayLsn = -1;
+  private volatile State state = State.STARTING;
+  private volatile String lastError;
+  private volatile boolean closed;
+  private volatile Connection connection;
+
+  LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval, String threadName) {
+    this.name = name;
+    this.connector = connector;
+    this.table = heartbeatTable;
+    this.query = "SELECT pg_is_in_recovery(), extract(epoch FROM now() - beat_at)::float8, "
+        + "pg_last_wal_replay_lsn()::text FROM " + heartbeatTable + " WHERE id = 1";
+    this.intervalNanos = interval.toNanos();
+    // A healthy probe takes milliseconds; one that takes two intervals means a frozen or black-holed server.
+    this.stallNanos = Math.max(2 * intervalNanos, TimeUnit.MILLISECONDS.toNanos(1000));
+    this.thread = new Thread(this, threadName);
+    this.thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /** Hot path: two volatile reads, no allocation. */
+  boolean isFresh(long nowNanos, long maxAgeNanos) {
+    long beat = beatNanos;
+    if (beat == UNKNOWN || nowNanos - beat > maxAgeNanos) return false;
+    long probe = probeStartedNanos;
+    return probe == 0 || nowNanos - probe <= stallNanos;
+  }
+
+  /** Effective lag in nanoseconds, {@link Long#MAX_VALUE} when unknown or the probe is stalled. */
+  long effectiveLagNanos(long nowNanos) {
+    long beat = beatNanos;
+    if (beat == UNKNOWN) return Long.MAX_VALUE;
+    long probe = probeStartedNanos;
+    if (probe != 0 && nowNanos - probe > stallNanos) return Long.MAX_VALUE;
+    return Math.max(0, nowNanos - beat);
+  }
+
+  /** The replica's last sampled replay position, -1 when unknown. */
+  long replayLsn() {
+    return replayLsn;
+  }
+
+  State state() {
+    return state;
+  }
+
+  String name() {
+    return name;
+  }
+
+  String lastError() {
+    return lastError;
+  }
+
+  /**
+   * Stores a measurement: the replica reported {@code lagSeconds} for a probe sent at {@code sentNanos}.
+   * Negative readings (clock skew between the servers) count as zero.
+   */
+  void record(long sentNanos, double lagSeconds) {
+    long lagNanos = lagSeconds > 0 ? (long) (lagSeconds * 1e9) : 0L;
+    beatNanos = sentNanos - lagNanos;
+  }
+
+  /** Marks a probe as in flight since {@code startedNanos} (0: none), as the probe loop does. */
+  void probeInFlightSince(long startedNanos) {
+    probeStartedNanos = startedNanos;
+  }
+
+  void forget() {
+    beatNanos = UNKNOWN;
+  }
+
+  @Override
+  public void run() {
+    long next = System.nanoTime();
+    while (!closed) {
+      probe();
+      next += intervalNanos;
+      long now = System.nanoTime();
+      if (next < now) next = now; // a slow probe does not cause a burst of catch-up probes
+      while (!closed && (now = System.nanoTime()) < next) {
+        LockSupport.parkNanos(this, next - now);
+      }
+    }
+    closeConnection();
+  }
+
+  void probe() {
+    long sent = System.nanoTime();
+    probeStartedNanos = sent;
+    try {
+      if (connection == null) connection = connector.connect();
+      try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(query)) {
+        if (!rs.next()) {
+          beatNanos = UNKNOWN;
+          moveTo(State.NO_HEARTBEAT_ROW, "no row with id = 1 in " + table);
+          return;
+        }
+        boolean inRecovery = rs.getBoolean(1);
+        double seconds = rs.getDouble(2);
+        boolean noBeat = rs.wasNull();
+        String lsn = rs.getString(3);
+        if (!inRecovery) {
+          beatNanos = UNKNOWN;
+          moveTo(State.NOT_IN_RECOVERY, "the server is not in recovery: it is a primary, not a replica");
+          return;
+        }
+        replayLsn = lsn == null ? -1 : Lsn.parse(lsn);
+        if (noBeat) {
+          beatNanos = UNKNOWN;
+          moveTo(State.NO_HEARTBEAT_ROW, "beat_at is null in " + table);
+          return;
+        }
+        record(sent, seconds);
+        moveTo(State.OK, null);
+      }
+    } catch (SQLException e) {
+      beatNanos = UNKNOWN;
+      onError(e);
+    } catch (RuntimeException e) {
+      beatNanos = UNKNOWN;
+      closeConnection();
+      moveTo(State.UNREACHABLE, e.toString());
+    } finally {
+      probeStartedNanos = 0;
+    }
+  }
+
+  private void onError(SQLException e) {
+    String sqlState = e.getSQLState();
+    if ("42P01".equals(sqlState) || "3F000".equals(sqlState)) {
+      // No heartbeat table: still tell a misconfigured primary apart from a replica without the table.
+      moveTo(isInRecovery() ? State.NO_HEARTBEAT_TABLE : State.NOT_IN_RECOVERY,
+          "table " + table + " does not exist (enable heartbeatWriter=true, or create it on the primary)");
+    } else if ("42703".equals(sqlState) || "42804".equals(sqlState) || "42883".equals(sqlState)) {
+      moveTo(State.BAD_HEARTBEAT_TABLE, "table " + table
+          + " has the wrong shape: expected (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL): "
+          + e.getMessage());
+    } else {
+      closeConnection();
+      moveTo(State.UNREACHABLE, e.getMessage() + " (SQLState " + sqlState + ")");
+    }
+  }
+
+  private boolean isInRecovery() {
+    try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+      return rs.next() && rs.getBoolean(1);
+    } catch (SQLException | RuntimeException e) {
+      return true;
+    }
+  }
+
+  private void moveTo(State next, String detail) {
+    State prev = state;
+    lastError = detail;
+    if (prev == next) return;
+    state = next;
+    switch (next) {
+      case OK:
+        log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it", name, prev);
+        break;
+      case NOT_IN_RECOVERY:
+        log.error("omnium: configured replica {} is NOT a replica: {}. No reads are routed to it.", name, detail);
+        break;
+      default:
+        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until it recovers.",
+            name, next, detail);
+    }
+  }
+
+  private void closeConnection() {
+    Connection c = connection;
+    connection = null;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException | RuntimeException ignored) {
+        // the connection is being discarded
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    LockSupport.unpark(thread);
+    try {
+      thread.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Connection c = connection;
+    if (thread.isAlive() && c != null) {
+      // Stuck in a read on a frozen server: abort the socket so the thread ends now.
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException ignored) {
+        // nothing more to do: the socket timeout ends the thread
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LagWatcher[" + name + ", " + state + "]";
+  }
+}

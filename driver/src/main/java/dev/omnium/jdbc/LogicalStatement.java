@@ -1,0 +1,565 @@
+package dev.omnium.jdbc;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.util.ArrayList;
+
+/**
+ * A statement on the logical connection. It holds no physical statement until it executes, and
+ * re-creates its physical statement with the same settings whenever the connection's binding has
+ * changed, so it keeps working across routes (design rule 3).
+ */
+class LogicalStatement implements Statement {
+  static final int UNSET = -1;
+
+  // operations, so one routine can execute, retry and count every execute* variant
+  static final int QUERY = 0;
+  static final int EXECUTE = 1;
+  static final int UPDATE = 2;
+  static final int LARGE_UPDATE = 3;
+  static final int BATCH = 4;
+  static final int LARGE_BATCH = 5;
+
+  final OmniumConnection conn;
+  final int resultSetType;
+  final int resultSetConcurrency;
+  final int resultSetHoldability;
+
+  Statement physical;
+  private Connection owner;
+  private ResultSetProxy lastResultSet;
+  boolean closed;
+
+  // settings, re-applied to every new physical statement
+  private int fetchSize = UNSET;
+  private long maxRows = UNSET;
+  private int queryTimeout = UNSET;
+  private int fetchDirection = UNSET;
+  private int maxFieldSize = UNSET;
+  private Boolean escapeProcessing;
+  private Boolean poolable;
+  private boolean closeOnCompletion;
+  private String cursorName;
+
+  private ArrayList<String> batch;
+
+  // results of the last execute: fields, so no execute boxes a primitive
+  boolean boolResult;
+  long longResult;
+  int[] batchResult;
+  long[] largeBatchResult;
+
+  LogicalStatement(OmniumConnection conn, int resultSetType, int resultSetConcurrency, int resultSetHoldability) {
+    this.conn = conn;
+    this.resultSetType = resultSetType;
+    this.resultSetConcurrency = resultSetConcurrency;
+    this.resultSetHoldability = resultSetHoldability;
+  }
+
+  // ---------------------------------------------------------------- physical statement lifecycle
+
+  final Statement physicalFor(Connection target) throws SQLException {
+    Statement s = physical;
+    if (s != null && owner == target) return s;
+    if (s != null) closePhysical();
+    s = create(target);
+    physical = s;
+    owner = target;
+    applySettings(s);
+    return s;
+  }
+
+  Statement create(Connection target) throws SQLException {
+    return resultSetHoldability == UNSET
+        ? target.createStatement(resultSetType, resultSetConcurrency)
+        : target.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability);
+  }
+
+  private void applySettings(Statement s) throws SQLException {
+    if (fetchSize != UNSET) s.setFetchSize(fetchSize);
+    if (maxRows != UNSET) s.setLargeMaxRows(maxRows);
+    if (queryTimeout != UNSET) s.setQueryTimeout(queryTimeout);
+    if (fetchDirection != UNSET) s.setFetchDirection(fetchDirection);
+    if (maxFieldSize != UNSET) s.setMaxFieldSize(maxFieldSize);
+    if (escapeProcessing != null) s.setEscapeProcessing(escapeProcessing);
+    if (poolable != null) s.setPoolable(poolable);
+    if (closeOnCompletion) s.closeOnCompletion();
+    if (cursorName != null) s.setCursorName(cursorName);
+  }
+
+  /** The connection released the physical connection this statement was created on. */
+  final void detach(Connection physicalConnection) {
+    if (owner == physicalConnection) closePhysical();
+  }
+
+  private void closePhysical() {
+    Statement s = physical;
+    physical = null;
+    owner = null;
+    lastResultSet = null;
+    if (s != null) {
+      try {
+        s.close();
+      } catch (SQLException | RuntimeException ignored) {
+        // its connection may be gone already
+      }
+    }
+  }
+
+  final void closeQuietly() {
+    closed = true;
+    closePhysical();
+  }
+
+  final void checkOpen() throws SQLException {
+    if (closed) throw new SQLException("This statement has been closed.", "HY000");
+    conn.checkOpen();
+  }
+
+  // ---------------------------------------------------------------- execution
+
+  /**
+   * Runs one execute* call: route, (re)create the physical statement, execute; on a replica recovery
+   * conflict at the first statement of a read-only unit of work, once more on the fallback route.
+   */
+  final ResultSet run(int op, String sql, int keys, int[] columnIndexes, String[] columnNames)
+      throws SQLException {
+    checkOpen();
+    lastResultSet = null;
+    Connection target = conn.beginStatement();
+    try {
+      return exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
+    } catch (SQLException first) {
+      Connection retry = canReplay() ? conn.retryTarget(first) : null;
+      if (retry == null) {
+        conn.statementFailed(target, first);
+        throw first;
+      }
+      try {
+        return exec(physicalFor(retry), op, sql, keys, columnIndexes, columnNames);
+      } catch (SQLException second) {
+        second.addSuppressed(first);
+        conn.statementFailed(retry, second);
+        throw second;
+      }
+    }
+  }
+
+  /** False when a retry could not resend the same input (a stream already consumed). */
+  boolean canReplay() {
+    return true;
+  }
+
+  /** Executes on a physical statement; primitive results go to fields. */
+  ResultSet exec(Statement s, int op, String sql, int keys, int[] columnIndexes, String[] columnNames)
+      throws SQLException {
+    switch (op) {
+      case QUERY:
+        return wrap(s.executeQuery(sql));
+      case EXECUTE:
+        boolResult = keys != UNSET ? s.execute(sql, keys)
+            : columnIndexes != null ? s.execute(sql, columnIndexes)
+            : columnNames != null ? s.execute(sql, columnNames)
+            : s.execute(sql);
+        return null;
+      case UPDATE:
+        longResult = keys != UNSET ? s.executeUpdate(sql, keys)
+            : columnIndexes != null ? s.executeUpdate(sql, columnIndexes)
+            : columnNames != null ? s.executeUpdate(sql, columnNames)
+            : s.executeUpdate(sql);
+        return null;
+      case LARGE_UPDATE:
+        longResult = keys != UNSET ? s.executeLargeUpdate(sql, keys)
+            : columnIndexes != null ? s.executeLargeUpdate(sql, columnIndexes)
+            : columnNames != null ? s.executeLargeUpdate(sql, columnNames)
+            : s.executeLargeUpdate(sql);
+        return null;
+      case BATCH:
+      case LARGE_BATCH:
+        s.clearBatch();
+        if (batch != null) {
+          for (String b : batch) s.addBatch(b);
+        }
+        if (op == BATCH) {
+          batchResult = s.executeBatch();
+        } else {
+          largeBatchResult = s.executeLargeBatch();
+        }
+        if (batch != null) batch.clear();
+        return null;
+      default:
+        throw new IllegalStateException("unknown operation " + op);
+    }
+  }
+
+  final ResultSet wrap(ResultSet rs) {
+    if (rs == null) return null;
+    ResultSetProxy last = lastResultSet;
+    if (last != null && last.delegate() == rs) return last;
+    last = new ResultSetProxy(rs, this);
+    lastResultSet = last;
+    return last;
+  }
+
+  @Override
+  public ResultSet executeQuery(String sql) throws SQLException {
+    return run(QUERY, sql, UNSET, null, null);
+  }
+
+  @Override
+  public int executeUpdate(String sql) throws SQLException {
+    run(UPDATE, sql, UNSET, null, null);
+    return (int) longResult;
+  }
+
+  @Override
+  public int executeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
+    run(UPDATE, sql, autoGeneratedKeys, null, null);
+    return (int) longResult;
+  }
+
+  @Override
+  public int executeUpdate(String sql, int[] columnIndexes) throws SQLException {
+    run(UPDATE, sql, UNSET, columnIndexes, null);
+    return (int) longResult;
+  }
+
+  @Override
+  public int executeUpdate(String sql, String[] columnNames) throws SQLException {
+    run(UPDATE, sql, UNSET, null, columnNames);
+    return (int) longResult;
+  }
+
+  @Override
+  public long executeLargeUpdate(String sql) throws SQLException {
+    run(LARGE_UPDATE, sql, UNSET, null, null);
+    return longResult;
+  }
+
+  @Override
+  public long executeLargeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
+    run(LARGE_UPDATE, sql, autoGeneratedKeys, null, null);
+    return longResult;
+  }
+
+  @Override
+  public long executeLargeUpdate(String sql, int[] columnIndexes) throws SQLException {
+    run(LARGE_UPDATE, sql, UNSET, columnIndexes, null);
+    return longResult;
+  }
+
+  @Override
+  public long executeLargeUpdate(String sql, String[] columnNames) throws SQLException {
+    run(LARGE_UPDATE, sql, UNSET, null, columnNames);
+    return longResult;
+  }
+
+  @Override
+  public boolean execute(String sql) throws SQLException {
+    run(EXECUTE, sql, UNSET, null, null);
+    return boolResult;
+  }
+
+  @Override
+  public boolean execute(String sql, int autoGeneratedKeys) throws SQLException {
+    run(EXECUTE, sql, autoGeneratedKeys, null, null);
+    return boolResult;
+  }
+
+  @Override
+  public boolean execute(String sql, int[] columnIndexes) throws SQLException {
+    run(EXECUTE, sql, UNSET, columnIndexes, null);
+    return boolResult;
+  }
+
+  @Override
+  public boolean execute(String sql, String[] columnNames) throws SQLException {
+    run(EXECUTE, sql, UNSET, null, columnNames);
+    return boolResult;
+  }
+
+  @Override
+  public void addBatch(String sql) throws SQLException {
+    checkOpen();
+    if (batch == null) batch = new ArrayList<>();
+    batch.add(sql);
+  }
+
+  @Override
+  public void clearBatch() throws SQLException {
+    checkOpen();
+    if (batch != null) batch.clear();
+    if (physical != null) physical.clearBatch();
+  }
+
+  @Override
+  public int[] executeBatch() throws SQLException {
+    run(BATCH, null, UNSET, null, null);
+    return batchResult;
+  }
+
+  @Override
+  public long[] executeLargeBatch() throws SQLException {
+    run(LARGE_BATCH, null, UNSET, null, null);
+    return largeBatchResult;
+  }
+
+  // ---------------------------------------------------------------- results
+
+  @Override
+  public ResultSet getResultSet() throws SQLException {
+    checkOpen();
+    return physical == null ? null : wrap(physical.getResultSet());
+  }
+
+  @Override
+  public int getUpdateCount() throws SQLException {
+    checkOpen();
+    return physical == null ? -1 : physical.getUpdateCount();
+  }
+
+  @Override
+  public long getLargeUpdateCount() throws SQLException {
+    checkOpen();
+    return physical == null ? -1 : physical.getLargeUpdateCount();
+  }
+
+  @Override
+  public boolean getMoreResults() throws SQLException {
+    checkOpen();
+    return physical != null && physical.getMoreResults();
+  }
+
+  @Override
+  public boolean getMoreResults(int current) throws SQLException {
+    checkOpen();
+    return physical != null && physical.getMoreResults(current);
+  }
+
+  @Override
+  public ResultSet getGeneratedKeys() throws SQLException {
+    checkOpen();
+    if (physical == null) throw new SQLException("No results were returned by the query.", "02000");
+    return wrap(physical.getGeneratedKeys());
+  }
+
+  // ---------------------------------------------------------------- settings
+
+  @Override
+  public int getMaxFieldSize() throws SQLException {
+    checkOpen();
+    return maxFieldSize == UNSET ? 0 : maxFieldSize;
+  }
+
+  @Override
+  public void setMaxFieldSize(int max) throws SQLException {
+    checkOpen();
+    if (max < 0) throw new SQLException("The maximum field size must be a value greater than or equal to 0.", "HY000");
+    if (physical != null) physical.setMaxFieldSize(max);
+    maxFieldSize = max;
+  }
+
+  @Override
+  public int getMaxRows() throws SQLException {
+    checkOpen();
+    return maxRows == UNSET ? 0 : (int) Math.min(Integer.MAX_VALUE, maxRows);
+  }
+
+  @Override
+  public void setMaxRows(int max) throws SQLException {
+    setLargeMaxRows(max);
+  }
+
+  @Override
+  public long getLargeMaxRows() throws SQLException {
+    checkOpen();
+    return maxRows == UNSET ? 0 : maxRows;
+  }
+
+  @Override
+  public void setLargeMaxRows(long max) throws SQLException {
+    checkOpen();
+    if (max < 0) throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "HY000");
+    if (physical != null) physical.setLargeMaxRows(max);
+    maxRows = max;
+  }
+
+  @Override
+  public void setEscapeProcessing(boolean enable) throws SQLException {
+    checkOpen();
+    if (physical != null) physical.setEscapeProcessing(enable);
+    escapeProcessing = enable;
+  }
+
+  @Override
+  public int getQueryTimeout() throws SQLException {
+    checkOpen();
+    return queryTimeout == UNSET ? 0 : queryTimeout;
+  }
+
+  @Override
+  public void setQueryTimeout(int seconds) throws SQLException {
+    checkOpen();
+    if (seconds < 0) throw new SQLException("Query timeout must be a value greater than or equals to 0.", "HY000");
+    if (physical != null) physical.setQueryTimeout(seconds);
+    queryTimeout = seconds;
+  }
+
+  @Override
+  public void cancel() throws SQLException {
+    Statement s = physical;
+    if (s != null) s.cancel();
+  }
+
+  @Override
+  public SQLWarning getWarnings() throws SQLException {
+    checkOpen();
+    return physical == null ? null : physical.getWarnings();
+  }
+
+  @Override
+  public void clearWarnings() throws SQLException {
+    checkOpen();
+    if (physical != null) physical.clearWarnings();
+  }
+
+  @Override
+  public void setCursorName(String name) throws SQLException {
+    checkOpen();
+    if (physical != null) physical.setCursorName(name);
+    cursorName = name;
+  }
+
+  @Override
+  public void setFetchDirection(int direction) throws SQLException {
+    checkOpen();
+    if (physical != null) physical.setFetchDirection(direction);
+    fetchDirection = direction;
+  }
+
+  @Override
+  public int getFetchDirection() throws SQLException {
+    checkOpen();
+    return fetchDirection == UNSET ? ResultSet.FETCH_FORWARD : fetchDirection;
+  }
+
+  @Override
+  public void setFetchSize(int rows) throws SQLException {
+    checkOpen();
+    if (rows < 0) throw new SQLException("Fetch size must be a value greater to or equal to 0.", "HY000");
+    if (physical != null) physical.setFetchSize(rows);
+    fetchSize = rows;
+  }
+
+  @Override
+  public int getFetchSize() throws SQLException {
+    checkOpen();
+    return fetchSize == UNSET ? 0 : fetchSize;
+  }
+
+  @Override
+  public int getResultSetConcurrency() throws SQLException {
+    checkOpen();
+    return resultSetConcurrency;
+  }
+
+  @Override
+  public int getResultSetType() throws SQLException {
+    checkOpen();
+    return resultSetType;
+  }
+
+  @Override
+  public int getResultSetHoldability() throws SQLException {
+    checkOpen();
+    return resultSetHoldability == UNSET ? conn.getHoldability() : resultSetHoldability;
+  }
+
+  @Override
+  public void setPoolable(boolean poolable) throws SQLException {
+    checkOpen();
+    if (physical != null) physical.setPoolable(poolable);
+    this.poolable = poolable;
+  }
+
+  @Override
+  public boolean isPoolable() throws SQLException {
+    checkOpen();
+    return poolable != null ? poolable : this instanceof java.sql.PreparedStatement;
+  }
+
+  @Override
+  public void closeOnCompletion() throws SQLException {
+    checkOpen();
+    if (physical != null) physical.closeOnCompletion();
+    closeOnCompletion = true;
+  }
+
+  @Override
+  public boolean isCloseOnCompletion() throws SQLException {
+    checkOpen();
+    return closeOnCompletion;
+  }
+
+  @Override
+  public Connection getConnection() throws SQLException {
+    checkOpen();
+    return conn;
+  }
+
+  @Override
+  public boolean isClosed() throws SQLException {
+    if (closed) return true;
+    Statement s = physical;
+    return closeOnCompletion && s != null && s.isClosed();
+  }
+
+  @Override
+  public void close() throws SQLException {
+    if (closed) return;
+    closed = true;
+    closePhysical();
+    conn.unregister(this);
+  }
+
+  @Override
+  public String enquoteLiteral(String val) throws SQLException {
+    return Statement.super.enquoteLiteral(val);
+  }
+
+  @Override
+  public String enquoteIdentifier(String identifier, boolean alwaysQuote) throws SQLException {
+    return Statement.super.enquoteIdentifier(identifier, alwaysQuote);
+  }
+
+  @Override
+  public boolean isSimpleIdentifier(String identifier) throws SQLException {
+    return Statement.super.isSimpleIdentifier(identifier);
+  }
+
+  @Override
+  public String enquoteNCharLiteral(String val) throws SQLException {
+    return Statement.super.enquoteNCharLiteral(val);
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    if (iface.isInstance(this)) return iface.cast(this);
+    checkOpen();
+    return physicalFor(conn.currentTarget()).unwrap(iface);
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) throws SQLException {
+    if (iface.isInstance(this)) return true;
+    return physical != null && physical.isWrapperFor(iface);
+  }
+
+  @Override
+  public String toString() {
+    return getClass().getSimpleName() + (closed ? "[closed]" : "[open]");
+  }
+}

@@ -1,0 +1,219 @@
+package dev.omnium.jdbc;
+
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A pooled omnium {@link DataSource}: primary, replica and fallback pools in one object, with the
+ * explicit intents of the design: {@link #write()} (the primary), {@link #read()} and
+ * {@link #read(Duration)} (read-only connections with a staleness budget) and
+ * {@link #readWithRetry(ReadWork)}.
+ *
+ * <pre>{@code
+ * try (OmniumDataSource db = new OmniumDataSource("jdbc:omnium:postgresql://db1/app?replica=db2")) {
+ *   try (Connection c = db.read(Duration.ofSeconds(2))) { ... }       // a fresh replica, else the fallback pool
+ *   try (Connection c = db.write()) { ... }                           // the primary
+ *   long n = db.readWithRetry(c -> count(c));                          // once more on the primary after a 40001
+ *   PGConnection pg = db.write().unwrap(PGConnection.class);           // COPY, LISTEN
+ * }
+ * }</pre>
+ *
+ * <p>Configure it with the URL (and optionally {@link Properties}) before the first connection; the
+ * pools start then. {@link #close()} closes every pool and thread it started.
+ */
+public final class OmniumDataSource implements DataSource, AutoCloseable {
+  /** A unit of read-only work for {@link #readWithRetry(ReadWork)}. */
+  @FunctionalInterface
+  public interface ReadWork<T> {
+    T run(Connection connection) throws SQLException;
+  }
+
+  private final Object lock = new Object();
+  private String url;
+  private final Properties properties = new Properties();
+  private volatile Router router;
+  private volatile boolean closed;
+  private PrintWriter logWriter;
+  private int loginTimeout;
+
+  /** An unconfigured data source: call {@link #setUrl(String)} before use. */
+  public OmniumDataSource() {
+  }
+
+  /** A data source for a {@code jdbc:omnium:postgresql://…} URL. */
+  public OmniumDataSource(String url) {
+    this.url = url;
+  }
+
+  /** A data source for a URL plus properties (user, password, any pgjdbc or omnium key); the URL wins. */
+  public OmniumDataSource(String url, Properties properties) {
+    this.url = url;
+    if (properties != null) this.properties.putAll(properties);
+  }
+
+  /** Sets the {@code jdbc:omnium:postgresql://…} URL; only before the first connection. */
+  public void setUrl(String url) {
+    checkNotStarted();
+    this.url = url;
+  }
+
+  /** The URL with any password masked. */
+  public String getUrl() {
+    return url == null ? null : Secrets.maskUrl(url);
+  }
+
+  /** Sets the database user for every route (replicaUser overrides it on replicas). */
+  public void setUser(String user) {
+    setProperty("user", user);
+  }
+
+  /** Sets the password for every route (replicaPassword overrides it on replicas). */
+  public void setPassword(String password) {
+    setProperty("password", password);
+  }
+
+  /** Sets any pgjdbc or omnium property; URL parameters still win. Only before the first connection. */
+  public void setProperty(String key, String value) {
+    checkNotStarted();
+    if (value == null) {
+      properties.remove(key);
+    } else {
+      properties.setProperty(key, value);
+    }
+  }
+
+  private void checkNotStarted() {
+    if (router != null) throw new IllegalStateException("omnium: the data source has started; configure it before use");
+  }
+
+  private Router router() throws SQLException {
+    Router r = router;
+    if (r != null) return r;
+    synchronized (lock) {
+      if (closed) throw new SQLException("omnium: the data source is closed", "08003");
+      if (router == null) {
+        if (url == null) throw new SQLException("omnium: no URL set on the data source", "08001");
+        router = new Router(OmniumConfig.of(url, properties), true);
+      }
+      return router;
+    }
+  }
+
+  /** A connection for read-write work on the primary (read-only work still routes once it says so). */
+  @Override
+  public OmniumConnection getConnection() throws SQLException {
+    if (closed) throw new SQLException("omnium: the data source is closed", "08003");
+    Router r = router();
+    return new OmniumConnection(r, r.primary(), r.defaultMaxAgeNanos, false);
+  }
+
+  /** Same as {@link #getConnection()}: the primary, for commands, locks and reads that must be exact. */
+  public OmniumConnection write() throws SQLException {
+    return getConnection();
+  }
+
+  /** A read-only connection accepting the configured {@code maxAge}. */
+  public OmniumConnection read() throws SQLException {
+    OmniumConnection c = getConnection();
+    c.setReadOnly(true);
+    return c;
+  }
+
+  /** A read-only connection accepting at most {@code maxAge} of replica lag. */
+  public OmniumConnection read(Duration maxAge) throws SQLException {
+    OmniumConnection c = read();
+    c.setMaxAge(maxAge);
+    return c;
+  }
+
+  /**
+   * Runs {@code work} in one read-only transaction, committed when it returns. If the replica
+   * cancels it with a recovery conflict (SQLState 40001) after it has already returned results to
+   * the work, runs it once more, read-only on the primary through the fallback pool. Any other error,
+   * or a second failure, reaches the caller.
+   */
+  public <T> T readWithRetry(ReadWork<T> work) throws SQLException {
+    Router r = router();
+    try (OmniumConnection c = read()) {
+      return runReadOnly(c, work);
+    } catch (SQLException e) {
+      if (!isSerializationFailure(e)) throw e;
+      r.retries.increment();
+      try (OmniumConnection c = new OmniumConnection(r, r.primary(), r.defaultMaxAgeNanos, true)) {
+        c.setReadOnly(true);
+        return runReadOnly(c, work);
+      } catch (SQLException again) {
+        again.addSuppressed(e);
+        throw again;
+      }
+    }
+  }
+
+  private static <T> T runReadOnly(OmniumConnection c, ReadWork<T> work) throws SQLException {
+    c.setAutoCommit(false);
+    T result = work.run(c);
+    c.commit();
+    return result;
+  }
+
+  private static boolean isSerializationFailure(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException && SqlStates.SERIALIZATION_FAILURE.equals(((SQLException) t).getSQLState())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Routing counters and lag, the same view JMX shows. */
+  public RouterMXBean metrics() throws SQLException {
+    return router();
+  }
+
+  /** Closes every pool, watcher thread and JMX bean this data source started. Idempotent. */
+  @Override
+  public void close() {
+    synchronized (lock) {
+      closed = true;
+      Router r = router;
+      if (r != null) r.close();
+    }
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public Connection getConnection(String username, String password) throws SQLException {
+    throw new SQLFeatureNotSupportedException("omnium: set user and password on the data source or in its URL");
+  }
+
+  @Override public PrintWriter getLogWriter() { return logWriter; }
+  @Override public void setLogWriter(PrintWriter out) { this.logWriter = out; }
+  @Override public void setLoginTimeout(int seconds) { this.loginTimeout = seconds; }
+  @Override public int getLoginTimeout() { return loginTimeout; }
+  @Override public Logger getParentLogger() { return Logger.getLogger("dev.omnium.jdbc"); }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    if (iface.isInstance(this)) return iface.cast(this);
+    throw new SQLException("omnium: OmniumDataSource does not wrap " + iface.getName(), "HY000");
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) {
+    return iface.isInstance(this);
+  }
+
+  @Override
+  public String toString() {
+    return "OmniumDataSource[" + (url == null ? "no URL" : Secrets.maskUrl(url)) + (closed ? ", closed" : "") + "]";
+  }
+}

@@ -1,0 +1,69 @@
+package dev.omnium.jdbc;
+
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.Properties;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * Opens pgjdbc connections for one route. Calls pgjdbc's driver directly instead of going through
+ * {@code DriverManager}, so our own physical connects never re-enter this driver (or an agent's
+ * interception of it) and never pick a different driver registered for the same URL.
+ * Doubles as the {@link DataSource} the internal HikariCP pools draw from.
+ */
+final class PgConnector implements DataSource {
+  private static final org.postgresql.Driver PG = new org.postgresql.Driver();
+
+  private final String url;
+  private final Properties props;
+  private final String description;
+  private volatile int loginTimeoutSeconds;
+
+  PgConnector(String url, Properties props, String description) {
+    this.url = url;
+    this.props = props;
+    this.description = description;
+  }
+
+  Connection connect() throws SQLException {
+    Properties p = props;
+    int login = loginTimeoutSeconds;
+    if (login > 0 && p.getProperty("loginTimeout") == null) {
+      p = new Properties();
+      p.putAll(props);
+      p.setProperty("loginTimeout", Integer.toString(login));
+    }
+    Connection c = PG.connect(url, p);
+    if (c == null) {
+      throw new SQLException("omnium: pgjdbc refused the URL for " + description, "08001");
+    }
+    return c;
+  }
+
+  @Override public Connection getConnection() throws SQLException { return connect(); }
+
+  @Override
+  public Connection getConnection(String username, String password) throws SQLException {
+    throw new SQLFeatureNotSupportedException("omnium: credentials come from the omnium URL");
+  }
+
+  @Override public PrintWriter getLogWriter() { return null; }
+  @Override public void setLogWriter(PrintWriter out) { }
+  @Override public void setLoginTimeout(int seconds) { loginTimeoutSeconds = seconds; }
+  @Override public int getLoginTimeout() { return loginTimeoutSeconds; }
+  @Override public Logger getParentLogger() { return Logger.getLogger("dev.omnium.jdbc"); }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    if (iface.isInstance(this)) return iface.cast(this);
+    throw new SQLException("omnium: not a wrapper for " + iface.getName());
+  }
+
+  @Override public boolean isWrapperFor(Class<?> iface) { return iface.isInstance(this); }
+
+  /** Never shows the properties: they hold the password. */
+  @Override public String toString() { return "PgConnector[" + description + "]"; }
+}

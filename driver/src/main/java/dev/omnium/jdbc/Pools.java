@@ -1,0 +1,43 @@
+package dev.omnium.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/** Builds the internal HikariCP pools the same way for every route. */
+final class Pools {
+  private Pools() { }
+
+  static HikariDataSource create(String poolName, PgConnector connector, int size, int minIdle,
+                                 Duration acquireTimeout, Duration maxLifetime) {
+    HikariConfig hc = new HikariConfig();
+    hc.setPoolName(poolName);
+    hc.setDataSource(connector);
+    hc.setMaximumPoolSize(size);
+    hc.setMinimumIdle(Math.min(minIdle, size));
+    long timeout = Math.max(250, acquireTimeout.toMillis()); // HikariCP's floor
+    hc.setConnectionTimeout(timeout);
+    hc.setValidationTimeout(Math.max(250, Math.min(timeout, 2000)));
+    hc.setMaxLifetime(Math.max(30_000, maxLifetime.toMillis()));
+    // A replica or primary that is down at start-up must not stop the application from starting.
+    hc.setInitializationFailTimeout(-1);
+    hc.setRegisterMbeans(true);
+    hc.setAutoCommit(true);
+    return new HikariDataSource(hc);
+  }
+
+  /** Returns a connection to its pool, evicting it first when its session is gone. */
+  static void release(HikariDataSource pool, Connection c, boolean dead) {
+    try {
+      if (dead) {
+        pool.evictConnection(c);
+      } else {
+        c.close();
+      }
+    } catch (SQLException | RuntimeException ignored) {
+      // HikariCP discards a connection whose reset fails
+    }
+  }
+}

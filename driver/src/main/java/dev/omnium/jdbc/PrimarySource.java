@@ -1,0 +1,45 @@
+package dev.omnium.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * Where a logical connection gets its primary connection: opened directly, 1:1, in driver mode
+ * (the application's own pool sizes the primary), or from the internal pool in DataSource mode.
+ */
+abstract class PrimarySource implements AutoCloseable {
+  abstract Connection open() throws SQLException;
+
+  abstract void release(Connection c, boolean dead);
+
+  @Override
+  public abstract void close();
+
+  static PrimarySource direct(PgConnector connector) {
+    return new PrimarySource() {
+      @Override Connection open() throws SQLException { return connector.connect(); }
+
+      @Override
+      void release(Connection c, boolean dead) {
+        try {
+          c.close(); // pgjdbc rolls back an open transaction when the session ends
+        } catch (SQLException | RuntimeException ignored) {
+          // the session is gone either way
+        }
+      }
+
+      @Override public void close() { }
+    };
+  }
+
+  static PrimarySource pooled(HikariDataSource pool) {
+    return new PrimarySource() {
+      @Override Connection open() throws SQLException { return pool.getConnection(); }
+
+      @Override void release(Connection c, boolean dead) { Pools.release(pool, c, dead); }
+
+      @Override public void close() { pool.close(); }
+    };
+  }
+}

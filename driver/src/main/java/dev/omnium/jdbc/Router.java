@@ -1,0 +1,247 @@
+package dev.omnium.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything that logical connections of one configuration share: replica pools and watchers,
+ * the capped fallback pool, the primary source, counters and the JMX bean. Thread-safe; the
+ * routing decision reads volatile fields only.
+ */
+final class Router implements AutoCloseable, RouterMXBean {
+  private static final Logger log = LoggerFactory.getLogger(Router.class);
+  private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+  final OmniumConfig config;
+  final long defaultMaxAgeNanos;
+  private final ReplicaEndpoint[] replicas;
+  private final HikariDataSource fallback;
+  private final PrimarySource primary;
+  private final ObjectName objectName;
+  private int rotation; // racy on purpose: it only spreads ties between equally loaded replicas
+
+  final LongAdder primaryStatements = new LongAdder();
+  final LongAdder replicaRoutes = new LongAdder();
+  final LongAdder fallbackRoutes = new LongAdder();
+  final LongAdder retries = new LongAdder();
+  final LongAdder replicaAcquireFailures = new LongAdder();
+
+  private volatile boolean closed;
+
+  /**
+   * @param pooledPrimary DataSource mode: primary connections come from an internal pool of
+   *     primaryPoolSize; driver mode: each logical connection opens its own, 1:1.
+   */
+  Router(OmniumConfig config, boolean pooledPrimary) {
+    this.config = config;
+    this.defaultMaxAgeNanos = config.maxAge().toNanos();
+    int id = SEQUENCE.incrementAndGet();
+    String app = config.applicationName();
+
+    PgConnector primaryConnector = new PgConnector(config.primaryUrl(),
+        config.physicalProperties(Route.PRIMARY), app + " primary");
+    this.primary = pooledPrimary
+        ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, primaryConnector,
+            config.primaryPoolSize(), config.primaryPoolSize(), config.poolTimeout(), config.maxLifetime()))
+        : PrimarySource.direct(primaryConnector);
+
+    this.fallback = Pools.create(app + "-fallback-" + id,
+        new PgConnector(config.primaryUrl(), config.physicalProperties(Route.FALLBACK), app + " fallback"),
+        config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
+
+    List<HostSpec> hosts = config.replicas();
+    this.replicas = new ReplicaEndpoint[hosts.size()];
+    for (int i = 0; i < replicas.length; i++) {
+      HostSpec h = hosts.get(i);
+      String name = h.toString();
+      String url = config.replicaUrl(h);
+      PgConnector pooled = new PgConnector(url, withClientTimeouts(config.physicalProperties(Route.REPLICA), false),
+          app + " replica " + name);
+      PgConnector watching = new PgConnector(url, withClientTimeouts(config.physicalProperties(Route.WATCHER), true),
+          app + " lag watcher " + name);
+      LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
+          "omnium-lag-" + app + "-" + name);
+      HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
+          config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(), config.maxLifetime());
+      replicas[i] = new ReplicaEndpoint(name, watcher, pool);
+    }
+    for (ReplicaEndpoint r : replicas) r.watcher.start();
+    this.objectName = register(app);
+    if (replicas.length == 0) {
+      log.info("omnium: no replica configured for {}: read-only work runs on the primary through the fallback pool"
+          + " (at most {} connections)", app, config.fallbackPoolSize());
+    }
+  }
+
+  /**
+   * Client-side socket bounds, so a frozen (black-holed) replica costs a bounded wait: the server's
+   * statement_timeout cannot help when the server does not run at all.
+   */
+  private Properties withClientTimeouts(Properties p, boolean watcher) {
+    long interval = config.heartbeatInterval().toMillis();
+    long socket = watcher
+        ? Math.max(2_000, 3 * interval)
+        : config.replicaStatementTimeout().toMillis() + 2_000;
+    p.putIfAbsent("socketTimeout", Long.toString(TimeUnit.MILLISECONDS.toSeconds(socket + 999)));
+    p.putIfAbsent("connectTimeout", watcher ? "2" : "5");
+    p.putIfAbsent("loginTimeout", watcher ? "3" : "5");
+    return p;
+  }
+
+  private ObjectName register(String app) {
+    try {
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      String base = app.matches("[A-Za-z0-9._-]+") ? app : ObjectName.quote(app);
+      for (int n = 1; n < 1000; n++) {
+        String value = n == 1 ? base
+            : (app.matches("[A-Za-z0-9._-]+") ? app + "-" + n : ObjectName.quote(app + "-" + n));
+        ObjectName name = new ObjectName("dev.omnium:type=Router,name=" + value);
+        if (!server.isRegistered(name)) {
+          server.registerMBean(this, name);
+          return name;
+        }
+      }
+    } catch (Exception | LinkageError e) {
+      log.warn("omnium: JMX bean for {} not registered: {}", app, e.toString());
+    }
+    return null;
+  }
+
+  ObjectName objectName() {
+    return objectName;
+  }
+
+  /** The freshest-enough, least-loaded replica, or null: the hot path allocates nothing. */
+  ReplicaEndpoint pickReplica(long nowNanos, long maxAgeNanos) {
+    ReplicaEndpoint[] rs = replicas;
+    int n = rs.length;
+    if (n == 0) return null;
+    int start = n == 1 ? 0 : (rotation++ & 0x7fffffff) % n;
+    ReplicaEndpoint best = null;
+    int bestLoad = Integer.MAX_VALUE;
+    for (int k = 0; k < n; k++) {
+      ReplicaEndpoint r = rs[(start + k) % n];
+      if (r.watcher.isFresh(nowNanos, maxAgeNanos)) {
+        int load = r.inUse();
+        if (load < bestLoad) {
+          best = r;
+          bestLoad = load;
+        }
+      }
+    }
+    return best;
+  }
+
+  Connection borrowFallback() throws SQLException {
+    try {
+      return fallback.getConnection();
+    } catch (SQLTransientConnectionException e) {
+      SQLTransientConnectionException clear = new SQLTransientConnectionException(
+          "omnium: no fallback connection to the primary within poolTimeout (" + config.poolTimeout().toMillis()
+              + " ms): all " + config.fallbackPoolSize() + " (fallbackPoolSize) are in use because no replica is"
+              + " fresh enough for maxAge", e.getSQLState() == null ? "08001" : e.getSQLState(), e);
+      throw clear;
+    }
+  }
+
+  void releaseFallback(Connection c, boolean dead) {
+    Pools.release(fallback, c, dead);
+  }
+
+  PrimarySource primary() {
+    return primary;
+  }
+
+  ReplicaEndpoint[] replicaEndpoints() {
+    return replicas;
+  }
+
+  HikariDataSource fallbackPool() {
+    return fallback;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    if (closed) return;
+    closed = true;
+    for (ReplicaEndpoint r : replicas) r.watcher.close();
+    for (ReplicaEndpoint r : replicas) r.pool.close();
+    fallback.close();
+    primary.close();
+    if (objectName != null) {
+      try {
+        ManagementFactory.getPlatformMBeanServer().unregisterMBean(objectName);
+      } catch (Exception e) {
+        log.debug("omnium: JMX bean {} already gone", objectName);
+      }
+    }
+  }
+
+  // ---- RouterMXBean ----
+
+  @Override
+  public String[] getReplicas() {
+    String[] names = new String[replicas.length];
+    for (int i = 0; i < names.length; i++) names[i] = replicas[i].name;
+    return names;
+  }
+
+  @Override
+  public Map<String, Long> getEffectiveLagMillis() {
+    long now = System.nanoTime();
+    Map<String, Long> lag = new LinkedHashMap<>();
+    for (ReplicaEndpoint r : replicas) {
+      long nanos = r.watcher.effectiveLagNanos(now);
+      lag.put(r.name, nanos == Long.MAX_VALUE ? -1L : TimeUnit.NANOSECONDS.toMillis(nanos));
+    }
+    return lag;
+  }
+
+  @Override
+  public Map<String, String> getReplicaStates() {
+    Map<String, String> states = new LinkedHashMap<>();
+    for (ReplicaEndpoint r : replicas) states.put(r.name, r.watcher.state().name());
+    return states;
+  }
+
+  @Override public long getMaxAgeMillis() { return config.maxAge().toMillis(); }
+  @Override public long getPrimaryStatements() { return primaryStatements.sum(); }
+  @Override public long getReplicaRoutes() { return replicaRoutes.sum(); }
+  @Override public long getFallbackRoutes() { return fallbackRoutes.sum(); }
+  @Override public long getRetries() { return retries.sum(); }
+  @Override public long getReplicaAcquireFailures() { return replicaAcquireFailures.sum(); }
+
+  @Override
+  public int getFallbackActive() {
+    HikariPoolMXBean bean = fallback.getHikariPoolMXBean();
+    return bean == null ? 0 : bean.getActiveConnections();
+  }
+
+  @Override public int getFallbackPoolSize() { return config.fallbackPoolSize(); }
+  @Override public boolean isLagAlert() { return false; }
+  @Override public boolean isHeartbeatLeader() { return false; }
+
+  @Override
+  public String toString() {
+    return "Router[" + config.applicationName() + ", replicas=" + replicas.length + "]";
+  }
+}

@@ -1,0 +1,49 @@
+package dev.omnium.jdbc;
+
+import java.sql.SQLException;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+
+/** Classifies the errors routing cares about. */
+final class SqlStates {
+  static final String SERIALIZATION_FAILURE = "40001";
+  static final String READ_ONLY_TRANSACTION = "25006";
+  static final String ACTIVE_TRANSACTION = "25001";
+  static final String DATABASE_DROPPED = "57P04";
+
+  private SqlStates() { }
+
+  /** A replica error worth one retry on the fallback route (design rule 5). */
+  static boolean retryableOnReplica(SQLException e) {
+    String state = e.getSQLState();
+    if (state == null) return false;
+    if (state.equals(SERIALIZATION_FAILURE)) return true;
+    if (state.equals(DATABASE_DROPPED)) return false;
+    return connectionLost(state);
+  }
+
+  /** The physical connection cannot be used again: evict it instead of returning it to its pool. */
+  static boolean connectionDead(SQLException e) {
+    if (isFatal(e)) return true;
+    String state = e.getSQLState();
+    return state != null && connectionLost(state);
+  }
+
+  private static boolean connectionLost(String state) {
+    // class 08: connection exceptions; 57P01-03: admin/crash shutdown, cannot connect now.
+    return state.startsWith("08")
+        || state.equals("57P01") || state.equals("57P02") || state.equals("57P03");
+  }
+
+  /** FATAL means the server ended the session (e.g. a recovery conflict while idle in a transaction). */
+  static boolean isFatal(SQLException e) {
+    if (e instanceof PSQLException) {
+      ServerErrorMessage m = ((PSQLException) e).getServerErrorMessage();
+      if (m != null) {
+        String severity = m.getSeverity();
+        return "FATAL".equals(severity) || "PANIC".equals(severity);
+      }
+    }
+    return false;
+  }
+}
