@@ -90,6 +90,10 @@ class LogicalStatement implements Statement {
     if (cursorName != null) s.setCursorName(cursorName);
   }
 
+  final boolean boundTo(Connection physicalConnection) {
+    return physical != null && owner == physicalConnection;
+  }
+
   /** The connection released the physical connection this statement was created on. */
   final void detach(Connection physicalConnection) {
     if (owner == physicalConnection) closePhysical();
@@ -523,6 +527,7 @@ class LogicalStatement implements Statement {
     closed = true;
     closePhysical();
     conn.unregister(this);
+    conn.statementClosed();
   }
 
   @Override

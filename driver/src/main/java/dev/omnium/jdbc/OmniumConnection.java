@@ -277,6 +277,19 @@ public final class OmniumConnection implements Connection {
     }
   }
 
+  /**
+   * In autocommit mode a read binding is no longer needed once no open statement uses it: give it
+   * back now, so idle logical connections never pin replica or (scarce) fallback connections.
+   */
+  void statementClosed() {
+    Connection r = read;
+    if (r == null || !autoCommit) return;
+    for (int i = statements.size() - 1; i >= 0; i--) {
+      if (statements.get(i).boundTo(r)) return;
+    }
+    releaseRead(false);
+  }
+
   /** The route of the current read-only binding, or null (for tests and diagnostics). */
   Route readRoute() {
     return readRoute;

@@ -13,7 +13,7 @@ final class Pools {
   static HikariDataSource create(String poolName, PgConnector connector, int size, int minIdle,
                                  Duration acquireTimeout, Duration maxLifetime) {
     HikariConfig hc = new HikariConfig();
-    hc.setPoolName(poolName);
+    hc.setPoolName(poolName.replace(':', '_')); // HikariCP's JMX names refuse ':'
     hc.setDataSource(connector);
     hc.setMaximumPoolSize(size);
     hc.setMinimumIdle(Math.min(minIdle, size));

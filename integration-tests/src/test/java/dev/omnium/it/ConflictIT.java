@@ -1,0 +1,260 @@
+package dev.omnium.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.jdbc.OmniumConnection;
+import dev.omnium.jdbc.OmniumDataSource;
+import dev.omnium.jdbc.OmniumDriver;
+import dev.omnium.jdbc.RouterMXBean;
+import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.JMX;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Real recovery conflicts: a short max_standby_streaming_delay on the replica plus TRUNCATE on the
+ * primary while a replica transaction holds the table.
+ */
+@ExtendWith(PgClusterLogsOnFailure.class)
+class ConflictIT {
+  private static final AtomicInteger APPS = new AtomicInteger();
+  /** Holds t's lock on the replica long enough for the conflict to cancel it. */
+  private static final String SLOW_READ = "SELECT pg_is_in_recovery(), inet_server_port(), "
+      + "(SELECT count(*) FROM t), pg_sleep(3)";
+  static PgCluster cluster;
+  static Heartbeat heartbeat;
+
+  @BeforeAll
+  static void up() throws Exception {
+    cluster = PgCluster.builder().replicas(1).start();
+    cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
+    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE t (v int)");
+      st.execute("INSERT INTO t SELECT generate_series(1, 100)");
+    }
+    cluster.awaitCaughtUp(cluster.replica(0));
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    OmniumDriver.shutdown();
+    if (heartbeat != null) heartbeat.close();
+    if (cluster != null) cluster.close();
+  }
+
+  static String app() {
+    return "conflict" + APPS.incrementAndGet();
+  }
+
+  static String url(String app) {
+    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
+        + "&maxAge=5s&heartbeatInterval=200ms&user=" + cluster.user();
+  }
+
+  static RouterMXBean bean(String app) throws Exception {
+    return JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
+        new ObjectName("dev.omnium:type=Router,name=" + app), RouterMXBean.class);
+  }
+
+  static void awaitFresh(Connection c) throws Exception {
+    Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> {
+      c.setReadOnly(true);
+      return Where.of(c).inRecovery();
+    });
+  }
+
+  /** Waits until the replica runs the slow read of {@code app}, then truncates t on the primary. */
+  static void truncateWhileTheReplicaReads(String app, String state) throws Exception {
+    Poll.until(Duration.ofSeconds(10), "the replica session to hold t", () -> {
+      try (Connection c = cluster.connect(cluster.replica(0)); PreparedStatement ps = c.prepareStatement(
+          "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state = ?")) {
+        ps.setString(1, app + ":replica");
+        ps.setString(2, state);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return rs.getInt(1) > 0;
+        }
+      }
+    });
+    if (state.equals("active")) {
+      // the active session must have reached the slow statement, not a quick one
+      Poll.until(Duration.ofSeconds(10), "the slow statement to run", () -> {
+        try (Connection c = cluster.connect(cluster.replica(0)); PreparedStatement ps = c.prepareStatement(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND query LIKE '%pg_sleep(3)%'"
+                + " AND state = 'active'")) {
+          ps.setString(1, app + ":replica");
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1) > 0;
+          }
+        }
+      });
+    }
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute("TRUNCATE t");
+    }
+  }
+
+  @Test
+  void anAutocommitStatementCancelledByRecoveryIsRetriedOnTheFallback() throws Exception {
+    String app = app();
+    try (Connection c = DriverManager.getConnection(url(app))) {
+      awaitFresh(c);
+      long retriesBefore = bean(app).getRetries();
+      CompletableFuture<Where> read = CompletableFuture.supplyAsync(() -> {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(SLOW_READ)) {
+          rs.next();
+          return new Where(rs.getBoolean(1), rs.getInt(2), "", 0, false);
+        } catch (SQLException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      truncateWhileTheReplicaReads(app, "active");
+      Where w = read.get(30, TimeUnit.SECONDS);
+      assertFalse(w.inRecovery(), "the retry ran on the primary");
+      assertEquals(cluster.primary().port(), w.port());
+      assertEquals(retriesBefore + 1, bean(app).getRetries());
+    }
+  }
+
+  @Test
+  void theFirstStatementOfAReadOnlyTransactionIsRetriedAndTheTransactionStaysThere() throws Exception {
+    String app = app();
+    try (Connection c = DriverManager.getConnection(url(app))) {
+      awaitFresh(c);
+      c.setAutoCommit(false);
+      CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(SLOW_READ)) {
+          rs.next();
+          return rs.getBoolean(1);
+        } catch (SQLException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      truncateWhileTheReplicaReads(app, "active");
+      assertFalse(first.get(30, TimeUnit.SECONDS), "the first statement was retried on the primary");
+      Where second = Where.of(c);
+      assertFalse(second.inRecovery(), "the rest of the transaction runs where the retry ran");
+      assertEquals(app + ":fallback", second.applicationName());
+      c.commit();
+      assertEquals(1, bean(app).getRetries());
+    }
+  }
+
+  @Test
+  void aLaterStatementSurfacesTheConflictAs40001() throws Exception {
+    String app = app();
+    try (Connection c = DriverManager.getConnection(url(app))) {
+      awaitFresh(c);
+      c.setAutoCommit(false);
+      assertTrue(Where.of(c).inRecovery(), "the transaction started on the replica");
+      CompletableFuture<SQLException> second = CompletableFuture.supplyAsync(() -> {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(SLOW_READ)) {
+          return null;
+        } catch (SQLException e) {
+          return e;
+        }
+      });
+      truncateWhileTheReplicaReads(app, "active");
+      SQLException e = second.get(30, TimeUnit.SECONDS);
+      assertTrue(e != null, "the conflict reached the caller");
+      assertEquals("40001", e.getSQLState());
+      assertEquals(0, bean(app).getRetries(), "not retried: results had reached the caller");
+      c.rollback();
+      assertTrue(Where.of(c).inRecovery(), "the next transaction is routed afresh");
+      c.commit();
+    }
+  }
+
+  @Test
+  void aFatalConflictWhileIdleInTransactionEvictsTheConnection() throws Exception {
+    String app = app();
+    try (Connection c = DriverManager.getConnection(url(app))) {
+      awaitFresh(c);
+      c.setAutoCommit(false);
+      int pid;
+      try (Statement st = c.createStatement();
+           ResultSet rs = st.executeQuery("SELECT pg_backend_pid(), pg_is_in_recovery(), count(*) FROM t")) {
+        rs.next();
+        pid = rs.getInt(1);
+        assertTrue(rs.getBoolean(2));
+      }
+      truncateWhileTheReplicaReads(app, "idle in transaction");
+      Poll.until(Duration.ofSeconds(10), "the replica to terminate the idle session", () -> {
+        try (Connection r = cluster.connect(cluster.replica(0));
+             PreparedStatement ps = r.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE pid = ?")) {
+          ps.setInt(1, pid);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1) == 0;
+          }
+        }
+      });
+      SQLException e = assertThrows(SQLException.class, () -> Where.of(c));
+      assertTrue(e.getSQLState().startsWith("08") || e.getSQLState().equals("40001"), e.getSQLState());
+      // the transaction is gone: the connection does not silently start a new one
+      assertThrows(SQLException.class, () -> Where.of(c));
+      c.rollback();
+      Where next = Where.of(c);
+      assertTrue(next.inRecovery());
+      assertNotEquals(pid, next.pid(), "the dead session was evicted, not reused");
+      c.commit();
+    }
+  }
+
+  @Test
+  void readWithRetryRerunsTheWholeUnitOnThePrimary() throws Exception {
+    String app = app();
+    try (OmniumDataSource db = new OmniumDataSource(url(app) + "&primaryPoolSize=2&replicaPoolSize=2")) {
+      Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> {
+        try (OmniumConnection c = db.read()) {
+          return Where.of(c).inRecovery();
+        }
+      });
+      AtomicInteger attempts = new AtomicInteger();
+      boolean ranOnReplica = db.readWithRetry(c -> {
+        int attempt = attempts.incrementAndGet();
+        boolean first = Where.of(c).inRecovery(); // results reach the work: no transparent retry after this
+        CompletableFuture<Void> truncate = attempt == 1
+            ? CompletableFuture.runAsync(() -> {
+                try {
+                  truncateWhileTheReplicaReads(app, "active");
+                } catch (Exception e) {
+                  throw new RuntimeException(e);
+                }
+              })
+            : CompletableFuture.completedFuture(null);
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(SLOW_READ)) {
+          rs.next();
+          return first && rs.getBoolean(1);
+        } finally {
+          truncate.join();
+        }
+      });
+      assertEquals(2, attempts.get(), "the unit of work ran twice");
+      assertFalse(ranOnReplica, "the second run was on the primary");
+      assertEquals(1, db.metrics().getRetries());
+    }
+  }
+}

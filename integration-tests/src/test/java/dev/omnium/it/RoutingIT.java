@@ -1,0 +1,440 @@
+package dev.omnium.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.jdbc.OmniumConnection;
+import dev.omnium.jdbc.OmniumDataSource;
+import dev.omnium.jdbc.OmniumDriver;
+import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import java.io.StringReader;
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
+
+/** The routing rules on a healthy primary + replica, asserted from what each server saw. */
+@ExtendWith(PgClusterLogsOnFailure.class)
+class RoutingIT {
+  private static final AtomicInteger APPS = new AtomicInteger();
+  static PgCluster cluster;
+  static Heartbeat heartbeat;
+
+  @BeforeAll
+  static void up() throws Exception {
+    cluster = PgCluster.builder().replicas(1).start();
+    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE items (id int PRIMARY KEY, name text)");
+      st.execute("INSERT INTO items SELECT g, 'item' || g FROM generate_series(1, 10) g");
+      st.execute("CREATE SCHEMA other");
+      st.execute("CREATE TABLE other.marker (v text)");
+      st.execute("INSERT INTO other.marker VALUES ('other schema')");
+    }
+    cluster.awaitCaughtUp(cluster.replica(0));
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    OmniumDriver.shutdown();
+    if (heartbeat != null) heartbeat.close();
+    if (cluster != null) cluster.close();
+  }
+
+  /** A distinct applicationName per test: its own router, and its own sessions in pg_stat_activity. */
+  static String app() {
+    return "routing" + APPS.incrementAndGet();
+  }
+
+  static String url(String app, String extra) {
+    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
+        + "&heartbeatInterval=200ms&user=" + cluster.user() + (extra == null ? "" : "&" + extra);
+  }
+
+  static Connection open(String app) throws SQLException {
+    return DriverManager.getConnection(url(app, null));
+  }
+
+  /** Waits until the router has measured the replica as fresh, so a read is expected there. */
+  static void awaitFresh(Connection c) throws Exception {
+    Poll.until(Duration.ofSeconds(10), "the replica to be measured fresh", () -> {
+      boolean ro = c.isReadOnly();
+      c.setReadOnly(true);
+      boolean onReplica = Where.of(c).inRecovery();
+      c.setReadOnly(ro);
+      return onReplica;
+    });
+  }
+
+  @Test
+  void writesRunOnThePrimary() throws Exception {
+    try (Connection c = open(app())) {
+      Where w = Where.of(c);
+      assertFalse(w.inRecovery());
+      assertEquals(cluster.primary().port(), w.port());
+      try (Statement st = c.createStatement()) {
+        assertEquals(1, st.executeUpdate("INSERT INTO items VALUES (100, 'written')"));
+      }
+      try (Connection direct = cluster.connect(cluster.primary()); Statement st = direct.createStatement();
+           ResultSet rs = st.executeQuery("SELECT name FROM items WHERE id = 100")) {
+        assertTrue(rs.next(), "the primary has the row");
+        assertEquals("written", rs.getString(1));
+      }
+    }
+  }
+
+  @Test
+  void readOnlyAutocommitRunsOnTheReplica() throws Exception {
+    String app = app();
+    try (Connection c = open(app)) {
+      awaitFresh(c);
+      c.setReadOnly(true);
+      Where w = Where.of(c);
+      assertTrue(w.inRecovery(), "ran on a replica");
+      assertEquals(cluster.replica(0).port(), w.port());
+      assertEquals(app + ":replica", w.applicationName());
+    }
+  }
+
+  @Test
+  void readOnlyTransactionRunsOnOneReplicaSessionUntilCommit() throws Exception {
+    String app = app();
+    try (Connection c = open(app)) {
+      awaitFresh(c);
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      Where first = Where.of(c);
+      Where second = Where.of(c);
+      assertTrue(first.inRecovery());
+      assertEquals(first.pid(), second.pid(), "one transaction, one physical session");
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM items")) {
+        rs.next();
+        assertTrue(rs.getInt(1) >= 10);
+      }
+      c.commit();
+      // after commit, read-write work goes to the primary on the same logical connection
+      c.setReadOnly(false);
+      Where w = Where.of(c);
+      assertFalse(w.inRecovery());
+      c.commit();
+    }
+  }
+
+  @Test
+  void writesInsideAReadOnlyTransactionFailWith25006OnTheReplica() throws Exception {
+    try (Connection c = open(app())) {
+      awaitFresh(c);
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      assertTrue(Where.of(c).inRecovery());
+      SQLException e = assertThrows(SQLException.class, () -> {
+        try (Statement st = c.createStatement()) {
+          st.executeUpdate("INSERT INTO items VALUES (200, 'nope')");
+        }
+      });
+      assertEquals("25006", e.getSQLState());
+      c.rollback();
+    }
+  }
+
+  @Test
+  void sessionSettingsArriveInTheStartupPacketPerRoute() throws Exception {
+    String app = app();
+    String url = url(app, "statementTimeout=7s&replicaStatementTimeout=3s&idleInTransactionTimeout=42s&lockTimeout=2s");
+    try (Connection c = DriverManager.getConnection(url)) {
+      String[] primary = settings(c);
+      assertEquals(app, primary[0]);
+      assertEquals("7s", primary[1]);
+      assertEquals("42s", primary[2]);
+      assertEquals("2s", primary[3]);
+      assertEquals("off", primary[4]);
+      awaitFresh(c);
+      c.setReadOnly(true);
+      String[] replica = settings(c);
+      assertEquals(app + ":replica", replica[0]);
+      assertEquals("3s", replica[1]);
+      assertEquals("42s", replica[2]);
+      assertEquals("on", replica[4]);
+    }
+    // no replica configured: the fallback route carries the primary's timeouts, read-only
+    String fallbackUrl = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?applicationName=" + app + "fb&statementTimeout=7s&user=" + cluster.user();
+    try (Connection c = DriverManager.getConnection(fallbackUrl)) {
+      c.setReadOnly(true);
+      String[] fallback = settings(c);
+      assertEquals(app + "fb:fallback", fallback[0]);
+      assertEquals("7s", fallback[1]);
+      assertEquals("on", fallback[4]);
+    }
+  }
+
+  private static String[] settings(Connection c) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+        "SELECT current_setting('application_name'), current_setting('statement_timeout'),"
+            + " current_setting('idle_in_transaction_session_timeout'), current_setting('lock_timeout'),"
+            + " current_setting('default_transaction_read_only')")) {
+      rs.next();
+      return new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5)};
+    }
+  }
+
+  @Test
+  void aPreparedStatementKeepsItsParametersAcrossBindings() throws Exception {
+    try (Connection c = open(app())) {
+      awaitFresh(c);
+      PreparedStatement ps = c.prepareStatement("SELECT ?::int + 1, pg_is_in_recovery(), inet_server_port()");
+      ps.setInt(1, 41);
+      ps.setFetchSize(10);
+      c.setReadOnly(true);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        assertEquals(42, rs.getInt(1));
+        assertTrue(rs.getBoolean(2), "first run on the replica");
+      }
+      c.setReadOnly(false);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        assertEquals(42, rs.getInt(1), "same parameter after the binding changed");
+        assertFalse(rs.getBoolean(2), "second run on the primary");
+        assertEquals(cluster.primary().port(), rs.getInt(3));
+      }
+      assertEquals(10, ps.getFetchSize());
+      ps.close();
+    }
+  }
+
+  @Test
+  void jdbcStateFollowsTheLogicalConnectionToEveryRoute() throws Exception {
+    try (Connection c = open(app())) {
+      awaitFresh(c);
+      c.setSchema("other");
+      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+          "SELECT current_schema(), current_setting('transaction_isolation'), pg_is_in_recovery(),"
+              + " (SELECT v FROM marker)")) {
+        rs.next();
+        assertEquals("other", rs.getString(1));
+        assertEquals("repeatable read", rs.getString(2));
+        assertTrue(rs.getBoolean(3));
+        assertEquals("other schema", rs.getString(4));
+      }
+      c.commit();
+      c.setReadOnly(false);
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+          "SELECT current_schema(), current_setting('transaction_isolation'), pg_is_in_recovery()")) {
+        rs.next();
+        assertEquals("other", rs.getString(1));
+        assertEquals("repeatable read", rs.getString(2));
+        assertFalse(rs.getBoolean(3));
+      }
+      c.commit();
+      assertEquals("other", c.getSchema());
+      assertEquals(Connection.TRANSACTION_REPEATABLE_READ, c.getTransactionIsolation());
+    }
+  }
+
+  @Test
+  void rawSqlSessionStateStaysOnItsPhysicalConnection() throws Exception {
+    // Documented behaviour: SET through SQL changes only the physical session it ran on.
+    try (Connection c = open(app())) {
+      awaitFresh(c);
+      try (Statement st = c.createStatement()) {
+        st.execute("SET search_path TO other, public");
+      }
+      c.setReadOnly(true);
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT current_schema(), pg_is_in_recovery()")) {
+        rs.next();
+        assertEquals("public", rs.getString(1), "the replica session never saw the SET");
+        assertTrue(rs.getBoolean(2));
+      }
+      c.setReadOnly(false);
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT current_schema()")) {
+        rs.next();
+        assertEquals("other", rs.getString(1), "the primary session kept it");
+      }
+    }
+  }
+
+  @Test
+  void isValidOnAnUnboundConnectionOpensNothing() throws Exception {
+    String app = app();
+    try (Connection c = open(app)) {
+      assertTrue(c.isValid(2));
+      assertEquals(0, Sessions.count(cluster, cluster.primary(), app), "no primary session opened");
+      Where.of(c);
+      assertEquals(1, Sessions.count(cluster, cluster.primary(), app), "the first statement binds one");
+      assertTrue(c.isValid(2));
+    }
+    Poll.until(Duration.ofSeconds(5), "the primary session to end on close",
+        () -> Sessions.count(cluster, cluster.primary(), app) == 0);
+  }
+
+  @Test
+  void unwrapBindsThePrimaryForCopy() throws Exception {
+    try (Connection c = open(app())) {
+      c.setReadOnly(true);
+      assertTrue(c.isWrapperFor(PGConnection.class));
+      PGConnection pg = c.unwrap(PGConnection.class);
+      assertNotNull(pg);
+      assertFalse(((Object) pg) instanceof OmniumConnection);
+      c.setReadOnly(false);
+      try (Statement st = c.createStatement()) {
+        st.execute("CREATE TABLE IF NOT EXISTS copied (v int)");
+      }
+      CopyManager copy = pg.getCopyAPI();
+      long rows = copy.copyIn("COPY copied FROM STDIN", new StringReader("1\n2\n3\n"));
+      assertEquals(3, rows);
+      try (Connection direct = cluster.connect(cluster.primary()); Statement st = direct.createStatement();
+           ResultSet rs = st.executeQuery("SELECT count(*) FROM copied")) {
+        rs.next();
+        assertEquals(3, rs.getInt(1), "the primary received the COPY");
+      }
+      assertSame(c, c.unwrap(OmniumConnection.class));
+    }
+  }
+
+  @Test
+  void statementsResultSetsAndMetadataReturnTheLogicalObjects() throws Exception {
+    try (Connection c = open(app())) {
+      Statement st = c.createStatement();
+      assertSame(c, st.getConnection());
+      ResultSet rs = st.executeQuery("SELECT 1");
+      assertSame(st, rs.getStatement());
+      assertSame(rs, st.getResultSet());
+      rs.close();
+      PreparedStatement ps = c.prepareStatement("SELECT ?");
+      ps.setString(1, "x");
+      ResultSet prs = ps.executeQuery();
+      assertSame(ps, prs.getStatement());
+      assertSame(c, ps.getConnection());
+      DatabaseMetaData md = c.getMetaData();
+      assertSame(c, md.getConnection());
+      try (ResultSet tables = md.getTables(null, "public", "items", null)) {
+        assertTrue(tables.next());
+        assertEquals("items", tables.getString("TABLE_NAME"));
+      }
+      c.close();
+      assertTrue(st.isClosed(), "closing the connection closes its statements");
+      assertTrue(ps.isClosed());
+      c.close(); // idempotent
+    }
+  }
+
+  @Test
+  void theJmxBeanCountsRoutes() throws Exception {
+    String app = app();
+    try (Connection c = open(app)) {
+      awaitFresh(c);
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      ObjectName name = new ObjectName("dev.omnium:type=Router,name=" + app);
+      assertTrue(server.isRegistered(name), "bean registered as " + name);
+      long before = (Long) server.getAttribute(name, "ReplicaRoutes");
+      c.setReadOnly(true);
+      Where.of(c);
+      Where.of(c);
+      long after = (Long) server.getAttribute(name, "ReplicaRoutes");
+      assertEquals(before + 2, after, "two autocommit reads, two routes");
+      assertEquals(1, ((String[]) server.getAttribute(name, "Replicas")).length);
+      assertEquals(4, server.getAttribute(name, "FallbackPoolSize"));
+    }
+  }
+
+  @Test
+  void withoutAReplicaReadsRunOnTheFallbackPool() throws Exception {
+    String app = app();
+    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?applicationName=" + app + "&user=" + cluster.user();
+    try (Connection c = DriverManager.getConnection(url)) {
+      c.setReadOnly(true);
+      Where w = Where.of(c);
+      assertFalse(w.inRecovery());
+      assertEquals(cluster.primary().port(), w.port());
+      assertEquals(app + ":fallback", w.applicationName());
+      assertTrue(w.readOnlyDefault());
+      SQLException e = assertThrows(SQLException.class, () -> {
+        try (Statement st = c.createStatement()) {
+          st.executeUpdate("INSERT INTO items VALUES (300, 'nope')");
+        }
+      });
+      assertEquals("25006", e.getSQLState(), "the fallback route is read-only too");
+    }
+  }
+
+  @Test
+  void anUnreachableReplicaCostsNoWait() throws Exception {
+    String app = app();
+    int deadPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      deadPort = s.getLocalPort();
+    }
+    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?replica=127.0.0.1:" + deadPort + "&applicationName=" + app + "&replicaAcquireTimeout=500ms&user="
+        + cluster.user();
+    try (Connection c = DriverManager.getConnection(url)) {
+      c.setReadOnly(true);
+      for (int i = 0; i < 5; i++) {
+        long start = System.nanoTime();
+        Where w = Where.of(c);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertFalse(w.inRecovery());
+        assertEquals(app + ":fallback", w.applicationName());
+        assertTrue(millis < 500 + 1500, "a read waited " + millis + " ms for a dead replica");
+      }
+    }
+  }
+
+  @Test
+  void dataSourceModeOffersTheExplicitIntents() throws Exception {
+    String app = app();
+    try (OmniumDataSource db = new OmniumDataSource(url(app, "primaryPoolSize=2&replicaPoolSize=2"))) {
+      try (Connection c = db.write()) {
+        assertFalse(Where.of(c).inRecovery());
+      }
+      Poll.until(Duration.ofSeconds(10), "a fresh replica read", () -> {
+        try (Connection c = db.read()) {
+          return Where.of(c).inRecovery();
+        }
+      });
+      try (Connection c = db.read(Duration.ofSeconds(30))) {
+        assertTrue(c.isReadOnly());
+        Where w = Where.of(c);
+        assertTrue(w.inRecovery());
+        assertEquals(app + ":replica", w.applicationName());
+      }
+      int total = db.readWithRetry(c -> {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM items")) {
+          rs.next();
+          return rs.getInt(1);
+        }
+      });
+      assertTrue(total >= 10);
+      assertTrue(db.metrics().getReplicaRoutes() >= 2);
+      assertFalse(db.toString().contains("password"));
+    }
+    Poll.until(Duration.ofSeconds(10), "every session of a closed data source to end", () ->
+        Sessions.countLike(cluster, cluster.primary(), app) == 0
+            && Sessions.countLike(cluster, cluster.replica(0), app) == 0);
+  }
+}
