@@ -43,6 +43,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private volatile String lastError;
   private volatile boolean closed;
   private volatile Connection connection;
+  private LagAlert alert;
 
   LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval, String threadName) {
     this.name = name;
@@ -55,6 +56,15 @@ final class LagWatcher implements Runnable, AutoCloseable {
     this.stallNanos = Math.max(2 * intervalNanos, TimeUnit.MILLISECONDS.toNanos(1000));
     this.thread = new Thread(this, threadName);
     this.thread.setDaemon(true);
+  }
+
+  /** Set before {@link #start()}: the alert evaluated after every probe. */
+  void alertWith(LagAlert alert) {
+    this.alert = alert;
+  }
+
+  LagAlert alert() {
+    return alert;
   }
 
   void start() {
@@ -118,8 +128,10 @@ final class LagWatcher implements Runnable, AutoCloseable {
     long next = System.nanoTime();
     while (!closed) {
       probe();
-      next += intervalNanos;
       long now = System.nanoTime();
+      LagAlert a = alert;
+      if (a != null) a.evaluate(now, effectiveLagNanos(now));
+      next += intervalNanos;
       if (next < now) next = now; // a slow probe does not cause a burst of catch-up probes
       while (!closed && (now = System.nanoTime()) < next) {
         LockSupport.parkNanos(this, next - now);

@@ -171,6 +171,16 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     return false;
   }
 
+  /** Registers a listener told when a replica's lag alert fires and clears (starts the pools if needed). */
+  public void addLagAlertListener(LagAlertListener listener) throws SQLException {
+    router().listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Removes a listener added with {@link #addLagAlertListener(LagAlertListener)}. */
+  public void removeLagAlertListener(LagAlertListener listener) throws SQLException {
+    router().listeners.remove(listener);
+  }
+
   /** Routing counters and lag, the same view JMX shows. */
   public RouterMXBean metrics() throws SQLException {
     return router();

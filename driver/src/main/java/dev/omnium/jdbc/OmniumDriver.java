@@ -78,6 +78,16 @@ public final class OmniumDriver implements Driver {
 
   @Override public Logger getParentLogger() { return Logger.getLogger("dev.omnium.jdbc"); }
 
+  /** Registers a lag alert listener for every router of this driver, existing and future. */
+  public static void addLagAlertListener(LagAlertListener listener) {
+    RouterRegistry.addListener(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Removes a listener added with {@link #addLagAlertListener(LagAlertListener)}. */
+  public static void removeLagAlertListener(LagAlertListener listener) {
+    RouterRegistry.removeListener(listener);
+  }
+
   /**
    * Closes every router this driver opened (replica and fallback pools, lag watchers, JMX beans).
    * For application shutdown and tests; connections opened afterwards start new routers.

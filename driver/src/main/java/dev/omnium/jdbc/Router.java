@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -33,6 +34,8 @@ final class Router implements AutoCloseable, RouterMXBean {
   private final HikariDataSource fallback;
   private final PrimarySource primary;
   private final ObjectName objectName;
+  private final HeartbeatWriter heartbeatWriter;
+  final List<LagAlertListener> listeners = new CopyOnWriteArrayList<>();
   private int rotation; // racy on purpose: it only spreads ties between equally loaded replicas
 
   final LongAdder primaryStatements = new LongAdder();
@@ -78,9 +81,20 @@ final class Router implements AutoCloseable, RouterMXBean {
           "omnium-lag-" + app + "-" + name);
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
           config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(), config.maxLifetime());
+      watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(), listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool);
     }
     for (ReplicaEndpoint r : replicas) r.watcher.start();
+    if (config.heartbeatWriter()) {
+      Properties hb = config.physicalProperties(Route.HEARTBEAT);
+      hb.putIfAbsent("connectTimeout", "5");
+      hb.putIfAbsent("socketTimeout", Long.toString(Math.max(10, config.heartbeatInterval().toSeconds() * 5)));
+      heartbeatWriter = new HeartbeatWriter(new PgConnector(config.primaryUrl(), hb, app + " heartbeat writer"),
+          config.heartbeatTable(), config.heartbeatInterval(), "omnium-heartbeat-" + app);
+      heartbeatWriter.start();
+    } else {
+      heartbeatWriter = null;
+    }
     this.objectName = register(app);
     if (replicas.length == 0) {
       log.info("omnium: no replica configured for {}: read-only work runs on the primary through the fallback pool"
@@ -183,6 +197,7 @@ final class Router implements AutoCloseable, RouterMXBean {
   public void close() {
     if (closed) return;
     closed = true;
+    if (heartbeatWriter != null) heartbeatWriter.close();
     for (ReplicaEndpoint r : replicas) r.watcher.close();
     for (ReplicaEndpoint r : replicas) r.pool.close();
     fallback.close();
@@ -237,8 +252,19 @@ final class Router implements AutoCloseable, RouterMXBean {
   }
 
   @Override public int getFallbackPoolSize() { return config.fallbackPoolSize(); }
-  @Override public boolean isLagAlert() { return false; }
-  @Override public boolean isHeartbeatLeader() { return false; }
+  @Override
+  public boolean isLagAlert() {
+    for (ReplicaEndpoint r : replicas) {
+      LagAlert a = r.watcher.alert();
+      if (a != null && a.isFiring()) return true;
+    }
+    return false;
+  }
+
+  @Override
+  public boolean isHeartbeatLeader() {
+    return heartbeatWriter != null && heartbeatWriter.isLeader();
+  }
 
   @Override
   public String toString() {

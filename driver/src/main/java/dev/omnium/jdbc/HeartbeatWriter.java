@@ -1,0 +1,161 @@
+package dev.omnium.jdbc;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the heartbeat row on the primary when this process holds the writer lock. Every process
+ * with {@code heartbeatWriter=true} competes each interval with {@code pg_try_advisory_lock} on its
+ * own dedicated connection; the holder updates the single row in place (a HOT update: the table
+ * stays one row in one page). The lock is session-scoped, so when the holder's session dies another
+ * process takes over at its next attempt, within about one or two intervals.
+ */
+final class HeartbeatWriter implements Runnable, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(HeartbeatWriter.class);
+
+  private final PgConnector connector;
+  private final String table;
+  private final long lockKey;
+  private final long intervalNanos;
+  private final Thread thread;
+  private volatile boolean closed;
+  private volatile boolean leader;
+  private volatile Connection connection;
+  private String lastProblem;
+
+  HeartbeatWriter(PgConnector connector, String table, Duration interval, String threadName) {
+    this.connector = connector;
+    this.table = table;
+    this.lockKey = lockKey(table);
+    this.intervalNanos = interval.toNanos();
+    this.thread = new Thread(this, threadName);
+    this.thread.setDaemon(true);
+  }
+
+  /**
+   * The advisory lock key writers of one heartbeat table compete for: a stable 64-bit hash (FNV-1a)
+   * of the table name, so processes agree on it without configuration.
+   */
+  static long lockKey(String table) {
+    long h = 0xcbf29ce484222325L;
+    for (byte b : ("omnium-heartbeat:" + table).getBytes(StandardCharsets.UTF_8)) {
+      h ^= b & 0xff;
+      h *= 0x100000001b3L;
+    }
+    return h;
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  boolean isLeader() {
+    return leader;
+  }
+
+  @Override
+  public void run() {
+    long next = System.nanoTime();
+    while (!closed) {
+      beat();
+      next += intervalNanos;
+      long now = System.nanoTime();
+      if (next < now) next = now;
+      while (!closed && (now = System.nanoTime()) < next) {
+        LockSupport.parkNanos(this, next - now);
+      }
+    }
+    dropConnection();
+  }
+
+  /** One attempt: take the lock if free, then write the beat while holding it. */
+  void beat() {
+    try {
+      Connection c = connection;
+      if (c == null) {
+        c = connector.connect();
+        connection = c;
+      }
+      if (!leader) {
+        if (!tryLock(c)) return;
+        ensureTable(c);
+        leader = true;
+        log.info("omnium: this process now writes the heartbeat ({}) every {} ms", table, intervalNanos / 1_000_000);
+      }
+      try (Statement st = c.createStatement()) {
+        if (st.executeUpdate("UPDATE " + table + " SET beat_at = now() WHERE id = 1") == 0) {
+          st.executeUpdate("INSERT INTO " + table + " VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET beat_at = now()");
+        }
+      }
+      lastProblem = null;
+    } catch (SQLException | RuntimeException e) {
+      // The lock lives and dies with the session: after any error the session is dropped, so this
+      // process stops writing at once and competes again on a fresh connection.
+      if (leader) log.warn("omnium: heartbeat writer lost its session, another process may take over: {}", e.getMessage());
+      leader = false;
+      String problem = e.getMessage();
+      if (problem != null && !problem.equals(lastProblem)) {
+        log.warn("omnium: heartbeat writer cannot write {}: {}", table, problem);
+      }
+      lastProblem = problem;
+      dropConnection();
+    }
+  }
+
+  private boolean tryLock(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+      ps.setLong(1, lockKey);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
+  private void ensureTable(Connection c) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE IF NOT EXISTS " + table
+          + " (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)");
+      st.execute("INSERT INTO " + table + " VALUES (1, now()) ON CONFLICT (id) DO NOTHING");
+    }
+  }
+
+  private void dropConnection() {
+    Connection c = connection;
+    connection = null;
+    leader = false;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException | RuntimeException ignored) {
+        // the session is gone either way
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    LockSupport.unpark(thread);
+    try {
+      thread.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Connection c = connection;
+    if (thread.isAlive() && c != null) {
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException ignored) {
+        // the thread ends at its socket timeout
+      }
+    }
+  }
+}
