@@ -38,7 +38,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private volatile long beatNanos = UNKNOWN;
   /** When the probe in flight was started, 0 when none: a probe that hangs marks the replica unhealthy. */
   private volatile long probeStartedNanos;
-  private volatile long replayLsn = -1;
+  private volatile long replayLsn; // 0: unknown (compares below every real position)
   private volatile State state = State.STARTING;
   private volatile String lastError;
   private volatile boolean closed;
@@ -88,7 +88,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
     return Math.max(0, nowNanos - beat);
   }
 
-  /** The replica's last sampled replay position, -1 when unknown. */
+  /** The replica's last sampled replay position (unsigned), 0 when unknown. */
   long replayLsn() {
     return replayLsn;
   }
@@ -160,7 +160,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
           moveTo(State.NOT_IN_RECOVERY, "the server is not in recovery: it is a primary, not a replica");
           return;
         }
-        replayLsn = lsn == null ? -1 : Lsn.parse(lsn);
+        replayLsn = lsn == null ? 0 : Lsn.parse(lsn);
         if (noBeat) {
           beatNanos = UNKNOWN;
           moveTo(State.NO_HEARTBEAT_ROW, "beat_at is null in " + table);

@@ -135,7 +135,9 @@ class LogicalStatement implements Statement {
     lastResultSet = null;
     Connection target = conn.beginStatement();
     try {
-      return exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
+      ResultSet rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
+      if (op != QUERY && !(op == EXECUTE && boolResult)) conn.afterAutocommitWrite();
+      return rs;
     } catch (SQLException first) {
       Connection retry = canReplay() ? conn.retryTarget(first) : null;
       if (retry == null) {

@@ -70,6 +70,10 @@ public final class OmniumConnection implements Connection {
   private Properties clientInfo;
   private Map<String, Class<?>> typeMap;
 
+  /** Read-your-writes: the last WAL position this connection committed, and the one its reads must see. */
+  private long lastWriteLsn;
+  private long requiredLsn;
+
   private final ArrayList<LogicalStatement> statements = new ArrayList<>();
   private boolean closed;
 
@@ -105,13 +109,16 @@ public final class OmniumConnection implements Connection {
   }
 
   private Connection routeRead() throws SQLException {
+    long now = System.nanoTime();
+    long mustSee = requiredPosition(now);
     Connection bound = read;
     if (bound != null) {
       if (!autoCommit) return bound; // the transaction keeps its route until commit/rollback
       // Autocommit: each statement is routed, but keep a binding that is still the right choice.
       boolean keep = readRoute == Route.REPLICA
-          ? !fallbackOnly && readEndpoint.watcher.isFresh(System.nanoTime(), maxAgeNanos)
-          : fallbackOnly || router.pickReplica(System.nanoTime(), maxAgeNanos) == null;
+          ? !fallbackOnly && readEndpoint.watcher.isFresh(now, maxAgeNanos)
+              && (mustSee == 0 || Long.compareUnsigned(readEndpoint.watcher.replayLsn(), mustSee) >= 0)
+          : fallbackOnly || router.pickReplica(now, maxAgeNanos, mustSee) == null;
       if (keep) {
         readStatements = 0;
         readRetried = false;
@@ -120,23 +127,103 @@ public final class OmniumConnection implements Connection {
       }
       releaseRead(false);
     }
-    ReplicaEndpoint r = fallbackOnly ? null : router.pickReplica(System.nanoTime(), maxAgeNanos);
-    if (r != null) {
-      Connection c;
-      try {
-        c = r.borrow();
-      } catch (SQLException e) {
-        // The replica could not lend a connection within replicaAcquireTimeout: the fallback serves.
-        router.replicaAcquireFailures.increment();
-        c = null;
+    if (!fallbackOnly) {
+      ReplicaEndpoint r = router.pickReplica(now, maxAgeNanos, mustSee);
+      boolean checkPosition = false;
+      if (r == null && mustSee != 0) {
+        // No replica's sample shows the position yet: one check on a fresh replica decides.
+        r = router.pickReplica(now, maxAgeNanos, 0);
+        checkPosition = true;
       }
-      if (c != null) {
-        bindRead(c, Route.REPLICA, r);
-        return c;
+      if (r != null) {
+        Connection c;
+        try {
+          c = r.borrow();
+        } catch (SQLException e) {
+          // The replica could not lend a connection within replicaAcquireTimeout: the fallback serves.
+          router.replicaAcquireFailures.increment();
+          c = null;
+        }
+        if (c != null && checkPosition && !hasReplayed(r, c, mustSee)) c = null;
+        if (c != null) {
+          bindRead(c, Route.REPLICA, r);
+          return c;
+        }
       }
     }
     bindRead(router.borrowFallback(), Route.FALLBACK, null);
     return read;
+  }
+
+  /** Read-your-writes: the WAL position this unit of work must see, 0 when none (no cost then). */
+  private long requiredPosition(long nowNanos) {
+    long thread = router.writePositions.requiredForThisThread(nowNanos);
+    long own = requiredLsn;
+    return Long.compareUnsigned(thread, own) >= 0 ? thread : own;
+  }
+
+  /** Asks the replica connection itself; gives it back when it has not replayed the position. */
+  private boolean hasReplayed(ReplicaEndpoint r, Connection c, long lsn) {
+    router.writePositionChecks.increment();
+    boolean ok = false;
+    boolean dead = false;
+    try (Statement st = c.createStatement();
+         java.sql.ResultSet rs = st.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
+      String replayed = rs.next() ? rs.getString(1) : null;
+      ok = replayed != null && Long.compareUnsigned(Lsn.parse(replayed), lsn) >= 0;
+    } catch (SQLException e) {
+      dead = SqlStates.connectionDead(e);
+    } catch (RuntimeException e) {
+      ok = false;
+    }
+    if (!ok) r.release(c, dead);
+    return ok;
+  }
+
+  /**
+   * Read-your-writes: after a write commits on the primary, remember where the primary's WAL ends
+   * (one extra round trip, only when the feature is on). The insert position is used rather than
+   * the write position because with synchronous_commit=off the commit record may still be in WAL
+   * buffers: the insert position is never before it.
+   */
+  void afterPrimaryCommit() throws SQLException {
+    if (!router.writePositions.enabled() || primary == null) return;
+    Connection p = primary;
+    boolean restore = !p.getAutoCommit();
+    if (restore) p.setAutoCommit(true); // no transaction is open: pgjdbc sends nothing for this
+    try (Statement st = p.createStatement();
+         java.sql.ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
+      if (rs.next()) {
+        long lsn = Lsn.parse(rs.getString(1));
+        if (Long.compareUnsigned(lsn, lastWriteLsn) > 0) lastWriteLsn = lsn;
+        router.writePositions.remember(lsn);
+      }
+    } finally {
+      if (restore) p.setAutoCommit(false);
+    }
+  }
+
+  /** An autocommit statement that changed data on the primary committed. */
+  void afterAutocommitWrite() throws SQLException {
+    if (autoCommit && !readOnly && router.writePositions.enabled()) afterPrimaryCommit();
+  }
+
+  /**
+   * The last write this connection committed on the primary, as an opaque token for
+   * {@link #requireWriteToken(String)} or {@link OmniumDataSource#read(Duration, String)} elsewhere;
+   * null before the first write or when {@code readYourWrites=off}.
+   */
+  public String lastWriteToken() {
+    return lastWriteLsn == 0 ? null : WritePositions.token(lastWriteLsn);
+  }
+
+  /**
+   * Makes this connection's read-only work see the write the token names: it goes to a replica only
+   * if that replica has replayed it, else to the fallback route. {@code null} forgets it. The same
+   * is available as the client-info property {@code OmniumWriteToken}.
+   */
+  public void requireWriteToken(String token) throws SQLException {
+    requiredLsn = token == null ? 0 : WritePositions.parseToken(token);
   }
 
   private void bindRead(Connection c, Route route, ReplicaEndpoint endpoint) throws SQLException {
@@ -447,7 +534,11 @@ public final class OmniumConnection implements Connection {
       readTxLost = null;
       throw new SQLException("omnium: the read-only transaction was lost before commit", lost.getSQLState(), lost);
     }
-    if (primary != null) primary.commit();
+    if (primary != null) {
+      boolean wrote = router.writePositions.enabled() && primaryInTransaction();
+      primary.commit();
+      if (wrote) afterPrimaryCommit();
+    }
     if (read != null) {
       try {
         read.commit();
@@ -589,9 +680,20 @@ public final class OmniumConnection implements Connection {
     return holdability == UNSET ? java.sql.ResultSet.HOLD_CURSORS_OVER_COMMIT : holdability;
   }
 
+  /** Client-info property carrying a write token (see {@link #requireWriteToken(String)}); not sent to the server. */
+  public static final String WRITE_TOKEN_CLIENT_INFO = "OmniumWriteToken";
+
   @Override
   public void setClientInfo(String name, String value) throws SQLClientInfoException {
     if (closed) throw new SQLClientInfoException("This connection has been closed.", "08003", null);
+    if (WRITE_TOKEN_CLIENT_INFO.equals(name)) {
+      try {
+        requireWriteToken(value);
+      } catch (SQLException e) {
+        throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), null, e);
+      }
+      return;
+    }
     Properties p = clientInfo != null ? clientInfo : new Properties();
     if (value == null) {
       p.remove(name);
@@ -616,6 +718,7 @@ public final class OmniumConnection implements Connection {
   @Override
   public String getClientInfo(String name) throws SQLException {
     checkOpen();
+    if (WRITE_TOKEN_CLIENT_INFO.equals(name)) return requiredLsn == 0 ? null : WritePositions.token(requiredLsn);
     return clientInfo == null ? null : clientInfo.getProperty(name);
   }
 

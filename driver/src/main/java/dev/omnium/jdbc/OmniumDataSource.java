@@ -133,6 +133,26 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   }
 
   /**
+   * A read-only connection accepting at most {@code maxAge} of lag that also sees the write named by
+   * {@code token} (from {@link #lastWriteToken()} or {@link OmniumConnection#lastWriteToken()},
+   * possibly of another process): a replica serves it only once it has replayed that write.
+   */
+  public OmniumConnection read(Duration maxAge, String token) throws SQLException {
+    OmniumConnection c = read(maxAge);
+    c.requireWriteToken(token);
+    return c;
+  }
+
+  /**
+   * The last write the calling thread committed through this data source, as an opaque token to
+   * carry to another thread, request or service (a header, a cookie); null when none or when
+   * {@code readYourWrites=off}.
+   */
+  public String lastWriteToken() throws SQLException {
+    return router().writePositions.lastTokenOfThisThread();
+  }
+
+  /**
    * Runs {@code work} in one read-only transaction, committed when it returns. If the replica
    * cancels it with a recovery conflict (SQLState 40001) after it has already returned results to
    * the work, runs it once more, read-only on the primary through the fallback pool. Any other error,

@@ -17,6 +17,15 @@ import javax.sql.DataSource;
 final class PgConnector implements DataSource {
   private static final org.postgresql.Driver PG = new org.postgresql.Driver();
 
+  /**
+   * Agent hook (the only line of the driver the javaagent depends on): every physical connect
+   * carries this property. The omnium javaagent (module agent/) intercepts
+   * {@code org.postgresql.Driver.connect} to take over the application's {@code jdbc:postgresql:}
+   * connections; it leaves a connect carrying this key to pgjdbc, so the driver's own physical
+   * connections never recurse into it. pgjdbc ignores properties it does not know.
+   */
+  static final String PHYSICAL_MARKER = "omnium.physical";
+
   private final String url;
   private final Properties props;
   private final String description;
@@ -24,7 +33,10 @@ final class PgConnector implements DataSource {
 
   PgConnector(String url, Properties props, String description) {
     this.url = url;
-    this.props = props;
+    Properties marked = new Properties();
+    for (String key : props.stringPropertyNames()) marked.setProperty(key, props.getProperty(key));
+    marked.setProperty(PHYSICAL_MARKER, "true"); // see PHYSICAL_MARKER: the agent's recursion guard
+    this.props = marked;
     this.description = description;
   }
 

@@ -43,6 +43,8 @@ final class Router implements AutoCloseable, RouterMXBean {
   final LongAdder fallbackRoutes = new LongAdder();
   final LongAdder retries = new LongAdder();
   final LongAdder replicaAcquireFailures = new LongAdder();
+  final LongAdder writePositionChecks = new LongAdder();
+  final WritePositions writePositions;
 
   private volatile boolean closed;
 
@@ -53,6 +55,7 @@ final class Router implements AutoCloseable, RouterMXBean {
   Router(OmniumConfig config, boolean pooledPrimary) {
     this.config = config;
     this.defaultMaxAgeNanos = config.maxAge().toNanos();
+    this.writePositions = new WritePositions(config.readYourWrites(), config.readYourWritesTtl().toNanos());
     int id = SEQUENCE.incrementAndGet();
     String app = config.applicationName();
 
@@ -142,6 +145,14 @@ final class Router implements AutoCloseable, RouterMXBean {
 
   /** The freshest-enough, least-loaded replica, or null: the hot path allocates nothing. */
   ReplicaEndpoint pickReplica(long nowNanos, long maxAgeNanos) {
+    return pickReplica(nowNanos, maxAgeNanos, 0);
+  }
+
+  /**
+   * Like {@link #pickReplica(long, long)}, among replicas whose last sampled replay position is at
+   * least {@code minLsn} (0: any).
+   */
+  ReplicaEndpoint pickReplica(long nowNanos, long maxAgeNanos, long minLsn) {
     ReplicaEndpoint[] rs = replicas;
     int n = rs.length;
     if (n == 0) return null;
@@ -150,7 +161,8 @@ final class Router implements AutoCloseable, RouterMXBean {
     int bestLoad = Integer.MAX_VALUE;
     for (int k = 0; k < n; k++) {
       ReplicaEndpoint r = rs[(start + k) % n];
-      if (r.watcher.isFresh(nowNanos, maxAgeNanos)) {
+      if (r.watcher.isFresh(nowNanos, maxAgeNanos)
+          && (minLsn == 0 || Long.compareUnsigned(r.watcher.replayLsn(), minLsn) >= 0)) {
         int load = r.inUse();
         if (load < bestLoad) {
           best = r;
@@ -244,6 +256,7 @@ final class Router implements AutoCloseable, RouterMXBean {
   @Override public long getFallbackRoutes() { return fallbackRoutes.sum(); }
   @Override public long getRetries() { return retries.sum(); }
   @Override public long getReplicaAcquireFailures() { return replicaAcquireFailures.sum(); }
+  @Override public long getWritePositionChecks() { return writePositionChecks.sum(); }
 
   @Override
   public int getFallbackActive() {

@@ -34,6 +34,9 @@ public interface RouterMXBean {
   /** Times a fresh replica could not hand out a connection within replicaAcquireTimeout. */
   long getReplicaAcquireFailures();
 
+  /** Read-your-writes: replica connections asked for their replay position because the sample was not enough. */
+  long getWritePositionChecks();
+
   /** Fallback connections lent out right now (never more than fallbackPoolSize). */
   int getFallbackActive();
 

@@ -1,0 +1,237 @@
+package dev.omnium.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.jdbc.OmniumConnection;
+import dev.omnium.jdbc.OmniumDataSource;
+import dev.omnium.jdbc.OmniumDriver;
+import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Read-your-writes on a replica whose replay is paused: by time the replica is fresh enough
+ * (maxAge is large), but it lacks the write a thread just made.
+ */
+@ExtendWith(PgClusterLogsOnFailure.class)
+class ReadYourWritesIT {
+  private static final AtomicLong IDS = new AtomicLong();
+  static PgCluster cluster;
+  static Heartbeat heartbeat;
+
+  @BeforeAll
+  static void up() throws Exception {
+    cluster = PgCluster.builder().replicas(1).start();
+    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE rw (id bigint PRIMARY KEY)");
+    }
+    cluster.awaitCaughtUp(cluster.replica(0));
+  }
+
+  @AfterEach
+  void resume() throws Exception {
+    cluster.resumeReplay(cluster.replica(0));
+    cluster.awaitCaughtUp(cluster.replica(0));
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    OmniumDriver.shutdown();
+    if (heartbeat != null) heartbeat.close();
+    if (cluster != null) cluster.close();
+  }
+
+  static String url(String app, String mode) {
+    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
+        + "&maxAge=120s&heartbeatInterval=100ms&readYourWrites=" + mode + "&user=" + cluster.user();
+  }
+
+  /** Waits until reads of this configuration are served by the replica, then pauses its replay. */
+  static void pauseWithTheReplicaStillFresh(String url) throws Exception {
+    Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> {
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.setReadOnly(true);
+        return Where.of(c).inRecovery();
+      }
+    });
+    cluster.pauseReplay(cluster.replica(0));
+  }
+
+  static void write(Connection c, long id) throws SQLException {
+    c.setReadOnly(false);
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO rw VALUES (?)")) {
+      ps.setLong(1, id);
+      ps.executeUpdate();
+    }
+  }
+
+  /** Reads the row back read-only; returns whether it was seen and where the read ran. */
+  static boolean[] readBack(Connection c, long id) throws SQLException {
+    c.setReadOnly(true);
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT EXISTS (SELECT 1 FROM rw WHERE id = ?), pg_is_in_recovery()")) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new boolean[] {rs.getBoolean(1), rs.getBoolean(2)};
+      }
+    }
+  }
+
+  /** Runs write→read pairs on several threads; returns {pairs, misses, replicaReads}. */
+  static long[] writeThenRead(String url, int threads, int pairsPerThread) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<long[]>> results = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        results.add(pool.submit(() -> {
+          long misses = 0;
+          long onReplica = 0;
+          try (Connection c = DriverManager.getConnection(url)) {
+            for (int i = 0; i < pairsPerThread; i++) {
+              long id = IDS.incrementAndGet();
+              write(c, id);
+              boolean[] r = readBack(c, id);
+              if (!r[0]) misses++;
+              if (r[1]) onReplica++;
+            }
+          }
+          return new long[] {misses, onReplica};
+        }));
+      }
+      long misses = 0;
+      long onReplica = 0;
+      for (Future<long[]> f : results) {
+        misses += f.get()[0];
+        onReplica += f.get()[1];
+      }
+      return new long[] {(long) threads * pairsPerThread, misses, onReplica};
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void withoutTheFeatureReadsAfterOwnWritesMissOnALaggingReplica() throws Exception {
+    String url = url("rywoff", "off");
+    pauseWithTheReplicaStillFresh(url);
+    long[] r = writeThenRead(url, 2, 25);
+    assertEquals(50, r[0]);
+    assertTrue(r[1] > 0, "the control shows misses (so the checker can fail): " + r[1]);
+  }
+
+  @Test
+  void threadModeNeverMissesAndOtherThreadsStayOnTheReplica() throws Exception {
+    String url = url("rywthread", "thread");
+    pauseWithTheReplicaStillFresh(url);
+    long[] r = writeThenRead(url, 4, 250);
+    assertEquals(1000, r[0]);
+    assertEquals(0, r[1], "every read saw its own write");
+    assertEquals(0, r[2], "with replay paused, those reads could only be served by the primary");
+
+    // a thread that never wrote is not sent to the fallback by this feature
+    ExecutorService other = Executors.newSingleThreadExecutor();
+    try {
+      boolean onReplica = other.submit(() -> {
+        try (Connection c = DriverManager.getConnection(url)) {
+          c.setReadOnly(true);
+          return Where.of(c).inRecovery();
+        }
+      }).get();
+      assertTrue(onReplica, "reads of threads without writes stay on the replica");
+    } finally {
+      other.shutdownNow();
+    }
+  }
+
+  @Test
+  void aTokenCarriesTheWriteToAnotherThreadAndConnection() throws Exception {
+    try (OmniumDataSource db = new OmniumDataSource(url("rywtoken", "token") + "&primaryPoolSize=2&replicaPoolSize=2")) {
+      pauseWithTheReplicaStillFresh(url("rywtoken", "token"));
+      long id = IDS.incrementAndGet();
+      String token;
+      try (OmniumConnection c = db.write()) {
+        write(c, id);
+        token = c.lastWriteToken();
+      }
+      assertNotNull(token);
+      assertEquals(token, db.lastWriteToken(), "the data source remembers the thread's last write");
+      ExecutorService other = Executors.newSingleThreadExecutor();
+      try {
+        boolean[] withToken = other.submit(() -> {
+          try (OmniumConnection c = db.read(Duration.ofSeconds(120), token)) {
+            return readBack(c, id);
+          }
+        }).get();
+        assertTrue(withToken[0], "the reader with the token sees the write");
+        assertFalse(withToken[1], "served by the primary while the replica lacks it");
+        boolean[] viaClientInfo = other.submit(() -> {
+          try (OmniumConnection c = db.read()) {
+            c.setClientInfo(OmniumConnection.WRITE_TOKEN_CLIENT_INFO, token);
+            return readBack(c, id);
+          }
+        }).get();
+        assertTrue(viaClientInfo[0]);
+        boolean[] without = other.submit(() -> {
+          try (OmniumConnection c = db.read(Duration.ofSeconds(120))) {
+            return readBack(c, id);
+          }
+        }).get();
+        assertFalse(without[0], "token mode: without the token the lagging replica serves the read");
+        assertTrue(without[1]);
+
+        cluster.resumeReplay(cluster.replica(0));
+        cluster.awaitCaughtUp(cluster.replica(0));
+        Poll.until(Duration.ofSeconds(10), "the token's reads to return to the replica", () -> other.submit(() -> {
+          try (OmniumConnection c = db.read(Duration.ofSeconds(120), token)) {
+            boolean[] r = readBack(c, id);
+            return r[0] && r[1];
+          }
+        }).get());
+      } finally {
+        other.shutdownNow();
+      }
+    }
+  }
+
+  @Test
+  void afterTheReplicaCatchesUpRememberedReadsGoBackToIt() throws Exception {
+    String url = url("rywback", "thread");
+    pauseWithTheReplicaStillFresh(url);
+    try (Connection c = DriverManager.getConnection(url)) {
+      long id = IDS.incrementAndGet();
+      write(c, id);
+      boolean[] r = readBack(c, id);
+      assertTrue(r[0]);
+      assertFalse(r[1], "not replayed yet: the primary served it");
+      cluster.resumeReplay(cluster.replica(0));
+      cluster.awaitCaughtUp(cluster.replica(0));
+      Poll.until(Duration.ofSeconds(10), "reads back on the replica", () -> {
+        boolean[] again = readBack(c, id);
+        return again[0] && again[1];
+      });
+    }
+  }
+}
