@@ -1,0 +1,57 @@
+package dev.omnium.jdbc;
+
+import java.io.PrintStream;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code java -jar omnium-jdbc.jar check|heartbeat '<jdbc:omnium: URL>'}: the driver's operational
+ * commands. {@code check} prints the health report and exits 0 (healthy), 1 (degraded) or 2 (primary
+ * unreachable); {@code heartbeat} runs the heartbeat writer as a sidecar until interrupted.
+ */
+final class OmniumCli {
+  private OmniumCli() { }
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    if (args.length < 2 || !(args[0].equals("check") || args[0].equals("heartbeat"))) {
+      err.println("usage: java -jar omnium-jdbc.jar check '<jdbc:omnium:postgresql://…>' [--json]");
+      err.println("       java -jar omnium-jdbc.jar heartbeat '<jdbc:omnium:postgresql://…>'");
+      return 64;
+    }
+    String url = args[1];
+    try {
+      if (args[0].equals("check")) {
+        boolean json = args.length > 2 && args[2].equals("--json");
+        return HealthCheck.run(url, new Properties(), json, out);
+      }
+      return heartbeat(url, out);
+    } catch (Exception e) {
+      err.println("omnium: " + e.getMessage());
+      return 2;
+    }
+  }
+
+  private static int heartbeat(String url, PrintStream out) throws Exception {
+    OmniumConfig config = OmniumConfig.of(url, new Properties());
+    Properties props = config.physicalProperties(Route.HEARTBEAT);
+    props.putIfAbsent("connectTimeout", "5");
+    props.putIfAbsent("socketTimeout", "30");
+    HeartbeatWriter writer = new HeartbeatWriter(
+        new PgConnector(config.primaryUrl(), props, config.applicationName() + " heartbeat writer"),
+        config.heartbeatTable(), config.heartbeatInterval(), "omnium-heartbeat");
+    CountDownLatch stop = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      writer.close();
+      stop.countDown();
+    }, "omnium-heartbeat-stop"));
+    out.println("omnium: heartbeat writer for " + Secrets.maskUrl(url) + " every "
+        + config.heartbeatInterval().toMillis() + " ms (competing for the writer lock); Ctrl-C stops it");
+    writer.start();
+    stop.await();
+    return 0;
+  }
+}
