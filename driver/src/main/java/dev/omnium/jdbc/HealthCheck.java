@@ -285,6 +285,8 @@ final class HealthCheck {
               : !"streaming".equals(r.walReceiver) ? " (WAL receiver " + r.walReceiver + ")" : "";
           add(Severity.DEGRADED, w, "heartbeat lag " + HealthTable.seconds(r.beatSeconds)
               + " is over maxAge " + duration(cfg.maxAge()) + why + ": reads go to the fallback pool");
+        } else if (r.walReceiver == null) {
+          add(Severity.NOTE, w, "no WAL receiver: the replica is not streaming, its lag will grow");
         }
       }
       for (HealthServer s : servers()) {
@@ -434,6 +436,10 @@ final class HealthCheck {
         }
       }
       HealthTable m = HealthTable.merge(SERVER, byServer);
+      if (byServer.isEmpty() && missing.isEmpty()) {
+        out.append("  (no server reachable)\n");
+        return;
+      }
       if (m == null || m.isEmpty()) {
         out.append("  (none").append(byServer.isEmpty() ? "" : " on " + String.join(", ", byServer.keySet()))
             .append(")\n");
@@ -471,6 +477,9 @@ final class HealthCheck {
     /** "held by pid 42 (api:heartbeat, 10.0.0.5, connected 3m02s)" or why not. */
     String writerSummary() {
       HealthTable w = primary.writerLock;
+      if (!primary.isPrimary()) {
+        return "-";
+      }
       if (w == null) {
         return "unknown (pg_locks not read)";
       }

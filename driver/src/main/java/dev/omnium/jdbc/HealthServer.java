@@ -39,7 +39,7 @@ final class HealthServer {
 
   /** Holders of the writer's advisory lock: a bigint key shows as classid (high) / objid (low), objsubid 1. */
   private static final String WRITER_LOCK_SQL = "SELECT l.pid, a.application_name,"
-      + " a.client_addr::text, a.usename::text,"
+      + " host(a.client_addr), a.usename::text,"
       + " extract(epoch FROM now() - a.backend_start)::float8, l.granted"
       + " FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
       + " WHERE l.locktype = 'advisory' AND l.objsubid = 1"
@@ -48,7 +48,7 @@ final class HealthServer {
       + " ORDER BY l.granted DESC, l.pid";
 
   private static final String REPLICATION_SQL = "SELECT coalesce(application_name, ''),"
-      + " client_addr::text, state, sync_state,"
+      + " host(client_addr), state, sync_state,"
       + " extract(epoch FROM write_lag)::float8, extract(epoch FROM flush_lag)::float8,"
       + " extract(epoch FROM replay_lag)::float8,"
       + " pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)::bigint"
@@ -61,7 +61,7 @@ final class HealthServer {
 
   private static final String TRANSACTIONS_SQL = "SELECT pid,"
       + " coalesce(nullif(application_name, ''), '(' || backend_type || ')'), usename::text,"
-      + " client_addr::text, coalesce(state, 'unknown'),"
+      + " host(client_addr), coalesce(state, 'unknown'),"
       + " extract(epoch FROM now() - xact_start)::float8,"
       + " extract(epoch FROM now() - state_change)::float8,"
       + " left(query, " + HealthTable.QUERY_SQL_CHARS + ")"

@@ -195,6 +195,17 @@ class CheckIT {
 
   @Test
   @Order(4)
+  void anInvalidUrlExitsTwoWithTheReason() {
+    Result r = check(url(cluster.replica(0).hostPort(), "maxAge=soon"), false);
+    assertEquals(2, r.exit(), r.out());
+    assertTrue(r.out().startsWith("omnium check: FAILED (exit 2)\n  FAILED   cannot check: "), r.out());
+    assertTrue(r.out().contains("maxAge"), r.out());
+    Map<?, ?> root = (Map<?, ?>) new Json(check(url(cluster.replica(0).hostPort(), "maxAge=soon"), true).out()).parse();
+    assertEquals("failed", root.get("status"));
+  }
+
+  @Test
+  @Order(4)
   void missingHeartbeatTableIsDegraded() {
     Result r = check(url(cluster.replica(0).hostPort(), "heartbeatTable=no_such_heartbeat"), false);
     assertEquals(1, r.exit(), r.out());
@@ -235,6 +246,8 @@ class CheckIT {
     try {
       Poll.until(Duration.ofSeconds(15), "check to report degraded", () -> check(url(), false).exit() == 1);
       Result r = check(url(), false);
+      System.out.println("---- check, replay paused (PostgreSQL " + cluster.version() + ") ----");
+      System.out.println(r.out());
       assertEquals(1, r.exit(), r.out());
       assertTrue(r.out().contains("DEGRADED replica1 " + cluster.replica(0).hostPort() + ": heartbeat lag "), r.out());
       assertTrue(r.out().contains("is over maxAge 1s (WAL replay is paused)"), r.out());
@@ -262,6 +275,8 @@ class CheckIT {
     long start = System.nanoTime();
     Result r = check(url(), false);
     long ms = (System.nanoTime() - start) / 1_000_000;
+    System.out.println("---- check, primary stopped (PostgreSQL " + cluster.version() + ") ----");
+    System.out.println(r.out());
     assertEquals(2, r.exit(), r.out());
     assertTrue(r.out().startsWith("omnium check: PRIMARY UNREACHABLE (exit 2)"), r.out());
     assertTrue(r.out().contains("FAILED   primary " + cluster.primary().hostPort() + ": cannot reach the primary: "), r.out());
