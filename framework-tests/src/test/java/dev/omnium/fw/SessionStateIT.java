@@ -1,0 +1,311 @@
+package dev.omnium.fw;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Session state that frameworks set through JDBC (HikariCP's {@code schema}, Spring's isolation, network
+ * timeouts) follows every routing change; state set with SQL ({@code SET search_path}) stays on the
+ * physical session it ran on, as documented.
+ */
+@ExtendWith(PgClusterLogsOnFailure.class)
+class SessionStateIT {
+  static Sandbox sandbox;
+  static HikariDataSource pool;
+  static JdbcTemplate jdbc;
+  static TransactionTemplate readOnly;
+  static TransactionTemplate readWrite;
+
+  /** What the server says about the session a statement ran in. */
+  record State(Where where, String schema, String marker, String isolation) { }
+
+  static final String STATE_SQL = "SELECT " + Where.COLUMNS + ", current_schema() AS schema,"
+      + " (SELECT v FROM marker) AS marker, current_setting('transaction_isolation') AS isolation";
+
+  static State state(JdbcTemplate t) {
+    return t.queryForObject(STATE_SQL, (rs, n) -> state(rs));
+  }
+
+  static State state(ResultSet rs) throws SQLException {
+    return new State(Where.from(rs), rs.getString("schema"), rs.getString("marker"), rs.getString("isolation"));
+  }
+
+  static State state(Connection c) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(STATE_SQL)) {
+      rs.next();
+      return state(rs);
+    }
+  }
+
+  @BeforeAll
+  static void up() throws Exception {
+    sandbox = Sandbox.start();
+    sandbox.execOnPrimary("CREATE TABLE public.marker (v text)", "INSERT INTO public.marker VALUES ('public')",
+        "CREATE SCHEMA other", "CREATE TABLE other.marker (v text)", "INSERT INTO other.marker VALUES ('other')");
+    sandbox.awaitCaughtUp();
+    // HikariCP as Spring Boot configures it, with spring.datasource.hikari.schema=other
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(sandbox.omniumUrl("state", "heartbeatInterval=200ms"));
+    hc.setUsername(sandbox.cluster.user());
+    hc.setSchema("other");
+    hc.setMaximumPoolSize(2);
+    pool = new HikariDataSource(hc);
+    jdbc = new JdbcTemplate(pool);
+    DataSourceTransactionManager tm = new DataSourceTransactionManager(pool);
+    readOnly = new TransactionTemplate(tm);
+    readOnly.setReadOnly(true);
+    readWrite = new TransactionTemplate(tm);
+    Poll.until(Duration.ofSeconds(15), "read-only transactions to reach the replica",
+        () -> readOnly.execute(s -> state(jdbc)).where().inRecovery());
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    if (pool != null) pool.close();
+    if (sandbox != null) sandbox.close();
+  }
+
+  void assertOnReplica(Where w, String app) {
+    assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
+    assertEquals(sandbox.replica().port(), w.port());
+    assertEquals(app + ":replica", w.applicationName());
+  }
+
+  void assertOnPrimary(Where w, String app) {
+    assertTrue(w.onPrimaryAs(app, sandbox.primary().port()), "ran on the primary's read-write route: " + w);
+  }
+
+  /** HikariCP calls setSchema("other") once per pooled connection; every route then resolves names in it. */
+  @Test
+  void poolSchemaAppliesOnEveryRoute() {
+    State replica = readOnly.execute(s -> state(jdbc));
+    assertOnReplica(replica.where(), "state");
+    assertEquals("other", replica.schema());
+    assertEquals("other", replica.marker(), "unqualified names resolve in the JDBC schema on the replica");
+    State primary = readWrite.execute(s -> state(jdbc));
+    assertOnPrimary(primary.where(), "state");
+    assertEquals("other", primary.schema());
+    assertEquals("other", primary.marker());
+  }
+
+  /** Spring calls setTransactionIsolation for the transaction and resets it afterwards: both reach the replica. */
+  @Test
+  void springIsolationReachesTheReplicaAndDoesNotLeak() {
+    TransactionTemplate repeatable = new TransactionTemplate(readOnly.getTransactionManager());
+    repeatable.setReadOnly(true);
+    repeatable.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+    State inside = repeatable.execute(s -> state(jdbc));
+    assertOnReplica(inside.where(), "state");
+    assertEquals("repeatable read", inside.isolation());
+    State after = readOnly.execute(s -> state(jdbc));
+    assertOnReplica(after.where(), "state");
+    assertEquals("read committed", after.isolation(), "the next transaction is back to the default");
+    State primary = readWrite.execute(s -> state(jdbc));
+    assertEquals("read committed", primary.isolation());
+  }
+
+  /**
+   * Documented: PostgreSQL cannot run SERIALIZABLE transactions on a hot standby, and the driver routes a
+   * read-only transaction by its read-only flag alone, so a read-only SERIALIZABLE transaction on a fresh
+   * replica fails with 0A000. (Under HikariCP the error is then masked: HikariCP treats 0A000 as fatal,
+   * evicts the connection, and Spring reports the failed rollback instead.)
+   */
+  @Test
+  void serializableReadOnlyTransactionsFailOnAReplica() throws Exception {
+    String app = "serializable";
+    try (Connection c = DriverManager.getConnection(sandbox.omniumUrl(app, "heartbeatInterval=200ms")
+        + "&user=" + sandbox.cluster.user())) {
+      c.setReadOnly(true);
+      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> Where.of(c).inRecovery());
+      c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+      c.setAutoCommit(false);
+      SQLException e = assertThrows(SQLException.class, () -> state(c));
+      assertEquals("0A000", e.getSQLState(), e.toString());
+      assertTrue(e.getMessage().contains("hot standby"), e.getMessage());
+      // no rollback() here: see DriverBugsIT.rollbackAfterA0A000ErrorOnAPooledRoute
+    }
+    try (Connection c = DriverManager.getConnection(sandbox.omniumUrl(app, "heartbeatInterval=200ms")
+        + "&user=" + sandbox.cluster.user())) {
+      // REPEATABLE READ is what a read-only transaction can use on a replica
+      c.setReadOnly(true);
+      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      c.setAutoCommit(false);
+      State ok = state(c);
+      assertOnReplica(ok.where(), app);
+      assertEquals("repeatable read", ok.isolation());
+      c.commit();
+    }
+  }
+
+  /** A network timeout set on the logical connection bounds statements on whichever route they take. */
+  @Test
+  void networkTimeoutAppliesToTheReplicaAndThePrimary() throws Exception {
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    try {
+      for (boolean ro : new boolean[] {true, false}) {
+        try (Connection c = pool.getConnection()) {
+          c.setNetworkTimeout(executor, 500); // before anything is bound: applied when a route is taken
+          c.setReadOnly(ro);
+          c.setAutoCommit(false);
+          Where w = Where.of(c);
+          if (ro) assertOnReplica(w, "state"); else assertOnPrimary(w, "state");
+          assertEquals(500, c.getNetworkTimeout());
+          long start = System.nanoTime();
+          SQLException e = assertThrows(SQLException.class, () -> {
+            try (Statement st = c.createStatement()) {
+              st.execute("SELECT pg_sleep(5)");
+            }
+          });
+          long ms = (System.nanoTime() - start) / 1_000_000;
+          assertTrue(ms >= 400 && ms < 4000, (ro ? "replica" : "primary") + ": the socket timed out after " + ms + " ms: " + e);
+          assertTrue(e.getSQLState() != null && e.getSQLState().startsWith("08"), "a connection error: " + e.getSQLState());
+        }
+      }
+      // the pool replaced the broken connections: work goes on
+      assertOnReplica(readOnly.execute(s -> state(jdbc)).where(), "state");
+      assertOnPrimary(readWrite.execute(s -> state(jdbc)).where(), "state");
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  /**
+   * Documented: {@code SET search_path} through SQL changes the physical session it ran on, not the logical
+   * connection. On the read-write route that session is bound until close, so the setting lasts as with
+   * pgjdbc; read-only work runs on other sessions and does not see it.
+   */
+  @Test
+  void sqlSetOnThePrimaryStaysOnThePrimarySession() throws Exception {
+    String app = "rawset-primary";
+    try (Connection c = DriverManager.getConnection(sandbox.omniumUrl(app, "heartbeatInterval=200ms")
+        + "&user=" + sandbox.cluster.user())) {
+      try (Statement st = c.createStatement()) {
+        st.execute("SET search_path TO other");
+      }
+      State primary = state(c);
+      assertOnPrimary(primary.where(), app);
+      assertEquals("other", primary.schema());
+      c.setReadOnly(true);
+      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> state(c).where().inRecovery());
+      State replica = state(c);
+      assertOnReplica(replica.where(), app);
+      assertEquals("public", replica.schema(), "the SQL SET did not travel to the replica session");
+      assertEquals("public", replica.marker());
+      c.setReadOnly(false);
+      State again = state(c);
+      assertEquals(primary.where().pid(), again.where().pid(), "the same primary session, bound until close");
+      assertEquals("other", again.schema(), "and it still carries the SET");
+      // the JDBC setter is the routing-proof way
+      c.setSchema("other");
+      c.setReadOnly(true);
+      assertEquals("other", state(c).schema());
+      assertOnReplica(state(c).where(), app);
+    }
+  }
+
+  /**
+   * A server setting for every physical session goes in pgjdbc's {@code options}, which reaches every route.
+   * With a search_path that leaves out {@code public}, name the heartbeat table with its schema (see
+   * DriverBugsIT.searchPathInTheUrlHidesTheHeartbeatTable).
+   */
+  @Test
+  void pgjdbcOptionsInTheUrlReachEveryRoute() throws Exception {
+    String app = "options";
+    String url = sandbox.omniumUrl(app, "heartbeatInterval=200ms&heartbeatTable=public.replica_heartbeat")
+        + "&user=" + sandbox.cluster.user() + "&options=-c%20search_path%3Dother";
+    try (Connection c = DriverManager.getConnection(url)) {
+      State primary = state(c);
+      assertOnPrimary(primary.where(), app);
+      assertEquals("other", primary.schema());
+      c.setReadOnly(true);
+      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> state(c).where().inRecovery());
+      State replica = state(c);
+      assertOnReplica(replica.where(), app);
+      assertEquals("other", replica.schema());
+    }
+  }
+
+  /**
+   * Documented hazard: a SQL {@code SET} in read-only work lands on a pooled replica session and stays
+   * there after it returns to omnium's replica pool, for whichever logical connection borrows that
+   * session next. {@code SET LOCAL} ends with its transaction.
+   */
+  @Test
+  void sqlSetInReadOnlyWorkStaysOnThatPooledReplicaSession() throws Exception {
+    String app = "rawset-replica";
+    String url = sandbox.omniumUrl(app, "heartbeatInterval=200ms") + "&user=" + sandbox.cluster.user();
+    int polluted;
+    try (Connection c = DriverManager.getConnection(url)) {
+      c.setReadOnly(true);
+      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> state(c).where().inRecovery());
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        st.execute("SET LOCAL search_path TO other");
+      }
+      assertEquals("other", state(c).schema(), "SET LOCAL holds inside its transaction");
+      c.commit();
+      assertEquals("public", state(c).schema(), "and ends with it");
+      c.commit();
+      c.setAutoCommit(true);
+      State before;
+      try (Statement st = c.createStatement()) {
+        st.execute("SET search_path TO other");
+        before = state(c);
+      }
+      assertOnReplica(before.where(), app);
+      assertEquals("other", before.schema(), "the SET changed the replica session it ran on");
+      polluted = before.where().pid();
+    }
+    // Three logical connections hold read-only transactions at once, so they hold three different replica
+    // sessions: only the session the SET ran in carries it.
+    List<Connection> open = new ArrayList<>();
+    try {
+      List<State> seen = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        Connection c = DriverManager.getConnection(url);
+        open.add(c);
+        c.setReadOnly(true);
+        c.setAutoCommit(false);
+        seen.add(state(c));
+      }
+      assertEquals(3, seen.stream().map(s -> s.where().pid()).distinct().count(), "three sessions: " + seen);
+      for (State s : seen) {
+        assertOnReplica(s.where(), app);
+        assertEquals(s.where().pid() == polluted ? "other" : "public", s.schema(), "state follows the session: " + s);
+      }
+    } finally {
+      for (Connection c : open) c.close();
+    }
+  }
+
+  static String sqlState(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof SQLException s && s.getSQLState() != null) return s.getSQLState();
+    }
+    return null;
+  }
+}

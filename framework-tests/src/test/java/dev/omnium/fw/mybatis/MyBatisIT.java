@@ -1,0 +1,98 @@
+package dev.omnium.fw.mybatis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.fw.Poll;
+import dev.omnium.fw.Sandbox;
+import dev.omnium.fw.Where;
+import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.dao.DataAccessException;
+
+/** MyBatis mapper calls (mybatis-spring-boot-starter, Boot's HikariCP) routed by Spring's read-only transactions. */
+@ExtendWith(PgClusterLogsOnFailure.class)
+class MyBatisIT {
+  static final String APP = "mybatis";
+  static Sandbox sandbox;
+  static ConfigurableApplicationContext context;
+  static MyBatisApp.Shelf shelf;
+  static MyBatisApp.BookMapper mapper;
+
+  @BeforeAll
+  static void up() throws Exception {
+    sandbox = Sandbox.start();
+    sandbox.execOnPrimary("CREATE TABLE book (id int PRIMARY KEY, title text NOT NULL)",
+        "INSERT INTO book SELECT g, 'title ' || g FROM generate_series(1, 5) g");
+    sandbox.awaitCaughtUp();
+    context = new SpringApplicationBuilder(MyBatisApp.class)
+        .web(WebApplicationType.NONE)
+        .properties(
+            "spring.main.banner-mode=off",
+            "spring.main.log-startup-info=false",
+            "spring.datasource.url=" + sandbox.omniumUrl(APP, "heartbeatInterval=200ms"),
+            "spring.datasource.username=" + sandbox.cluster.user(),
+            "spring.datasource.driver-class-name=dev.omnium.jdbc.OmniumDriver",
+            "spring.datasource.hikari.maximum-pool-size=2")
+        .run();
+    shelf = context.getBean(MyBatisApp.Shelf.class);
+    mapper = context.getBean(MyBatisApp.BookMapper.class);
+    Poll.until(Duration.ofSeconds(15), "read-only mapper calls to reach the replica",
+        () -> ((Where) shelf.browse(1).get(0)).inRecovery());
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    if (context != null) context.close();
+    if (sandbox != null) sandbox.close();
+  }
+
+  void assertOnReplica(Where w) {
+    assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
+    assertEquals(sandbox.replica().port(), w.port());
+    assertEquals(APP + ":replica", w.applicationName());
+  }
+
+  void assertOnPrimary(Where w) {
+    assertTrue(w.onPrimaryAs(APP, sandbox.primary().port()), "ran on the primary's read-write route: " + w);
+  }
+
+  @Test
+  void readOnlyMapperCallsRunOnTheReplicaInOneSession() {
+    List<Object> seen = shelf.browse(3);
+    assertOnReplica((Where) seen.get(0));
+    assertEquals("title 3", seen.get(1));
+    assertTrue(((List<?>) seen.get(2)).size() >= 5);
+    assertOnReplica((Where) seen.get(3));
+    assertEquals(((Where) seen.get(0)).pid(), ((Where) seen.get(3)).pid(), "one transaction, one replica session");
+  }
+
+  @Test
+  void mapperWritesInATransactionRunOnThePrimary() throws SQLException {
+    assertOnPrimary(shelf.add(100, "written"));
+    assertEquals("written", sandbox.queryOne(sandbox.primary(), "SELECT title FROM book WHERE id = 100"));
+  }
+
+  @Test
+  void mapperWritesInAReadOnlyTransactionAreRefused() throws SQLException {
+    DataAccessException e = assertThrows(DataAccessException.class, () -> shelf.addInReadOnly(200, "nope"));
+    assertEquals("25006", ((SQLException) e.getMostSpecificCause()).getSQLState(), e.toString());
+    assertEquals("0", sandbox.queryOne(sandbox.primary(), "SELECT count(*) FROM book WHERE id = 200"));
+  }
+
+  /** Documented: a mapper called outside any read-only transaction is ordinary read-write work. */
+  @Test
+  void mapperCallsOutsideAReadOnlyTransactionRunOnThePrimary() {
+    assertOnPrimary(MyBatisApp.where(mapper));
+  }
+}
