@@ -223,6 +223,8 @@ final class OmniumConfig {
    * property, plus the session settings in the startup packet (zero extra round trips).
    * Never contains an omnium key.
    */
+  private static final String CURRENT_SCHEMA = "currentSchema";
+
   Properties physicalProperties(Route route) {
     Properties p = new Properties();
     passThrough.forEach(p::setProperty);
@@ -251,6 +253,12 @@ final class OmniumConfig {
     if (route == Route.REPLICA || route == Route.FALLBACK) {
       // Writes then fail with 25006 on both read routes alike.
       options.append(" -c default_transaction_read_only=on");
+    }
+    if (route == Route.WATCHER || route == Route.HEARTBEAT) {
+      // The heartbeat table must resolve the same way for every writer and watcher, whatever
+      // search_path the application sets for its own sessions: unqualified means public.
+      options.append(" -c search_path=public");
+      p.remove(CURRENT_SCHEMA);
     }
     p.setProperty(OPTIONS, options.toString());
 

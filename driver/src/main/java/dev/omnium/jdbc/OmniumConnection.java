@@ -111,14 +111,16 @@ public final class OmniumConnection implements Connection {
   private Connection routeRead() throws SQLException {
     long now = System.nanoTime();
     long mustSee = requiredPosition(now);
+    // PostgreSQL refuses serializable transactions on a standby: those reads use the fallback route.
+    boolean primaryOnly = fallbackOnly || isolation == TRANSACTION_SERIALIZABLE;
     Connection bound = read;
     if (bound != null) {
       if (!autoCommit) return bound; // the transaction keeps its route until commit/rollback
       // Autocommit: each statement is routed, but keep a binding that is still the right choice.
       boolean keep = readRoute == Route.REPLICA
-          ? !fallbackOnly && readEndpoint.watcher.isFresh(now, maxAgeNanos)
+          ? !primaryOnly && readEndpoint.watcher.isFresh(now, maxAgeNanos)
               && (mustSee == 0 || Long.compareUnsigned(readEndpoint.watcher.replayLsn(), mustSee) >= 0)
-          : fallbackOnly || router.pickReplica(now, maxAgeNanos, mustSee) == null;
+          : primaryOnly || router.pickReplica(now, maxAgeNanos, mustSee) == null;
       if (keep) {
         readStatements = 0;
         readRetried = false;
@@ -127,7 +129,7 @@ public final class OmniumConnection implements Connection {
       }
       releaseRead(false);
     }
-    if (!fallbackOnly) {
+    if (!primaryOnly) {
       ReplicaEndpoint r = router.pickReplica(now, maxAgeNanos, mustSee);
       boolean checkPosition = false;
       if (r == null && mustSee != 0) {

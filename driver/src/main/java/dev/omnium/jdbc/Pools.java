@@ -2,12 +2,26 @@ package dev.omnium.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.SQLExceptionOverride;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 
 /** Builds the internal HikariCP pools the same way for every route. */
 final class Pools {
+  /**
+   * HikariCP evicts on some statement-level states too (0A000, e.g. FOR UPDATE on a standby or a
+   * serializable read there) and closes its proxy under us; a logical connection must survive
+   * such an error exactly as with plain pgjdbc. Only sessions that are really gone are evicted.
+   */
+  private static final SQLExceptionOverride EVICT_ONLY_DEAD_SESSIONS = new SQLExceptionOverride() {
+    @java.lang.Override
+    public SQLExceptionOverride.Override adjudicate(SQLException e) {
+      return SqlStates.connectionDead(e)
+          ? SQLExceptionOverride.Override.MUST_EVICT : SQLExceptionOverride.Override.DO_NOT_EVICT;
+    }
+  };
+
   private Pools() { }
 
   static HikariDataSource create(String poolName, PgConnector connector, int size, int minIdle,
@@ -25,6 +39,7 @@ final class Pools {
     hc.setInitializationFailTimeout(-1);
     hc.setRegisterMbeans(true);
     hc.setAutoCommit(true);
+    hc.setExceptionOverride(EVICT_ONLY_DEAD_SESSIONS);
     return new HikariDataSource(hc);
   }
 

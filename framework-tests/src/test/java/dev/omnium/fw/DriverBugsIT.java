@@ -12,14 +12,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * DRIVER BUG reproductions found while putting the driver under frameworks. Each test states what plain
- * pgjdbc does; it is disabled until the driver is fixed (remove {@code @Disabled} to reproduce).
+ * Regressions for driver bugs found while putting the driver under frameworks. Each test states what
+ * plain pgjdbc does; the driver must do the same.
  */
 @ExtendWith(PgClusterLogsOnFailure.class)
 class DriverBugsIT {
@@ -39,14 +38,14 @@ class DriverBugsIT {
   }
 
   /**
-   * DRIVER BUG: HikariCP (omnium's internal replica, fallback and DataSource-mode primary pools) treats
+   * Was a bug: HikariCP (omnium's internal replica, fallback and DataSource-mode primary pools) treats
    * SQLState 0A000 as a broken connection and closes its proxy; omnium keeps that closed proxy bound, so
    * the logical connection's rollback() (and any later statement of the unit of work) fails with
    * "Connection is closed". With plain pgjdbc the ERROR leaves the session usable and rollback() succeeds.
    * Spring turns this into TransactionSystemException "JDBC rollback failed", masking the real error.
+   * Fixed: the internal pools evict only sessions that are really gone.
    */
   @Test
-  @Disabled("DRIVER BUG (issue 8 report): rollback after a 0A000 error on a pooled route")
   void rollbackAfterA0A000ErrorOnAPooledRoute() throws Exception {
     String url = sandbox.omniumUrl("bug0a000", "heartbeatInterval=200ms") + "&user=" + sandbox.cluster.user();
     // driver mode, read-only transaction (replica route, or the fallback pool: both are internal HikariCP pools)
@@ -67,14 +66,14 @@ class DriverBugsIT {
   }
 
   /**
-   * DRIVER BUG: pgjdbc's {@code options=-c search_path=…} and {@code currentSchema=…} pass through to the lag
+   * Was a bug: pgjdbc's {@code options=-c search_path=…} and {@code currentSchema=…} pass through to the lag
    * watcher's connection too, which then looks up the unqualified default heartbeat table
    * ({@code replica_heartbeat}) in the application's schema, finds nothing (NO_HEARTBEAT_TABLE), and every
    * read goes to the fallback pool forever. Workaround: {@code heartbeatTable=public.replica_heartbeat}.
-   * The watcher and heartbeat-writer sessions should not take the application's search_path.
+   * Fixed: the watcher and heartbeat-writer sessions use search_path=public, so an unqualified
+   * heartbeat table means public.replica_heartbeat whatever the application's search_path.
    */
   @Test
-  @Disabled("DRIVER BUG (issue 8 report): a search_path in the URL hides the heartbeat table")
   void searchPathInTheUrlHidesTheHeartbeatTable() throws Exception {
     sandbox.execOnPrimary("CREATE SCHEMA IF NOT EXISTS app");
     sandbox.awaitCaughtUp();
@@ -86,6 +85,25 @@ class DriverBugsIT {
         Poll.until(Duration.ofSeconds(10), "a read on the replica with " + schemaSetting,
             () -> Where.of(c).inRecovery()); // times out: every read stays on the fallback route
       }
+    }
+  }
+
+  /** PostgreSQL refuses serializable transactions on a standby (0A000): those reads take the fallback route. */
+  @Test
+  void serializableReadOnlyTransactionsRunOnTheFallbackRoute() throws Exception {
+    String url = sandbox.omniumUrl("serializable", "heartbeatInterval=200ms") + "&user=" + sandbox.cluster.user();
+    try (Connection c = DriverManager.getConnection(url)) {
+      c.setReadOnly(true);
+      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> Where.of(c).inRecovery());
+      c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+      c.setAutoCommit(false);
+      Where w = Where.of(c);
+      assertTrue(!w.inRecovery(), "served by the primary");
+      assertEquals("serializable:fallback", w.applicationName());
+      c.commit();
+      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      assertTrue(Where.of(c).inRecovery(), "back to the replica at read committed");
+      c.commit();
     }
   }
 
