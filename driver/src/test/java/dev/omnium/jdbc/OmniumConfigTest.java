@@ -268,9 +268,10 @@ class OmniumConfigTest {
     String readOnly = " -c default_transaction_read_only=on";
     assertEquals(primary, c.physicalProperties(Route.PRIMARY).getProperty("options"));
     assertEquals(primary + readOnly, c.physicalProperties(Route.FALLBACK).getProperty("options"));
-    assertEquals(primary, c.physicalProperties(Route.HEARTBEAT).getProperty("options"));
+    String heartbeatTableInPublic = " -c search_path=public";
+    assertEquals(primary + heartbeatTableInPublic, c.physicalProperties(Route.HEARTBEAT).getProperty("options"));
     assertEquals(replica + readOnly, c.physicalProperties(Route.REPLICA).getProperty("options"));
-    assertEquals(replica, c.physicalProperties(Route.WATCHER).getProperty("options"));
+    assertEquals(replica + heartbeatTableInPublic, c.physicalProperties(Route.WATCHER).getProperty("options"));
   }
 
   @Test
@@ -294,8 +295,9 @@ class OmniumConfigTest {
     assertEquals("-c search_path=app -c statement_timeout=15000 "
             + "-c idle_in_transaction_session_timeout=60000 -c default_transaction_read_only=on",
         c.physicalProperties(Route.FALLBACK).getProperty("options"));
+    // the watcher resolves the heartbeat table in public whatever the application's search_path
     assertEquals("-c search_path=app -c statement_timeout=5000 "
-            + "-c idle_in_transaction_session_timeout=60000",
+            + "-c idle_in_transaction_session_timeout=60000 -c search_path=public",
         c.physicalProperties(Route.WATCHER).getProperty("options"));
     // The same from Properties, with stray whitespace.
     c = OmniumConfig.of(BASE, props("options", "  -c work_mem=64MB "));
