@@ -1,0 +1,725 @@
+package dev.omnium.sandbox;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * A disposable, real PostgreSQL primary with N streaming replicas on 127.0.0.1, for tests, demos
+ * and benchmarks. No Docker: the servers run from PostgreSQL binaries bundled in this jar (or a
+ * local install named by {@code OMNIUM_PG_BIN}), as the current user, or as {@code postgres} /
+ * {@code nobody} when the JVM is root.
+ *
+ * <pre>{@code
+ * try (PgCluster cluster = PgCluster.builder().replicas(1).start()) {
+ *   try (Connection c = cluster.connect(cluster.primary())) { ... }
+ *   cluster.awaitCaughtUp(cluster.replica(0));
+ * }
+ * }</pre>
+ *
+ * <p>{@link #start} returns once every replica streams from the primary. Every server stops on
+ * {@link #close()}, at JVM exit (shutdown hook), and, should the JVM be killed, when any later
+ * cluster starts (its directory records the owner JVM). Control methods throw the unchecked
+ * {@link PgSandboxException}.
+ */
+public final class PgCluster implements AutoCloseable {
+
+  private static final String DATABASE = "omnium";
+  private static final String USER = "postgres";
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration DEFAULT_AWAIT = Duration.ofSeconds(30);
+  private static final Duration CMD_TIMEOUT = Duration.ofMinutes(2);
+  private static final AtomicInteger SEQUENCE = new AtomicInteger();
+  private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
+
+  private final PgBinaries bin;
+  private final ServerUser user;
+  private final Path dir;
+  private final Path socketDir;
+  private final String id;
+  private final String password;
+  private final Map<String, String> settings;
+  private final PgServer primary;
+  private final List<PgServer> replicas;
+  private final Object controlLock = new Object();
+  private volatile boolean closed;
+
+  private PgCluster(Builder b) {
+    Trace t = new Trace("new cluster");
+    this.bin = PgBinaries.resolve(b.version, b.localBin);
+    this.user = ServerUser.current();
+    this.password = b.requirePasswords ? randomPassword() : null;
+    this.settings = PgConfig.defaults();
+    this.settings.putAll(b.settings);
+    Path base = SandboxDirs.base();
+    t.step("binaries");
+    OrphanReaper.reapAll(base);
+    t.step("reaped");
+    this.id = ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet();
+    this.dir = FileTrees.mkdirs(base.resolve(id), "rwxr-xr-x");
+    OrphanReaper.claim(dir);
+    // A short socket path: Unix socket paths are limited to ~107 bytes.
+    this.socketDir = FileTrees.mkdirs(dir.resolve("s"), "rwx------");
+    user.own(dir);
+    this.primary = server("primary", true);
+    List<PgServer> rs = new ArrayList<>();
+    for (int i = 1; i <= b.replicas; i++) {
+      rs.add(server("replica" + i, false));
+    }
+    this.replicas = Collections.unmodifiableList(rs);
+  }
+
+  private PgServer server(String name, boolean isPrimary) {
+    PgNode node = new PgNode(name, DATABASE, dir.resolve(name + ".log"), isPrimary);
+    node.port(Ports.free());
+    return new PgServer(node, dir.resolve(name), bin, user);
+  }
+
+  /** @return a builder with defaults: 1 replica, version from {@code omnium.pg.version}/{@code OMNIUM_PG_VERSION} or 18, trust auth */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Copies a cached initdb template into every node, adds standby.signal and primary_conninfo to
+   * the replicas, starts them all and waits until every replica streams. Copying the stopped
+   * template is equivalent to copying the stopped primary: the primary's WAL continues from the
+   * template's shutdown checkpoint, which is where the replicas start replaying.
+   */
+  private void boot() {
+    Trace t = new Trace(id);
+    t.step("prepared");
+    Path template = DataTemplate.get(bin, user);
+    t.step("template");
+    inParallel(all(), s -> copy(template, s.dataDir()));
+    t.step("copied");
+    for (PgServer s : all()) {
+      Path conf = s.dataDir().resolve("postgresql.conf");
+      try {
+        Files.writeString(conf, PgConfig.common(settings), StandardOpenOption.APPEND);
+      } catch (IOException e) {
+        throw new PgSandboxException("cannot write " + conf + ": " + e, e);
+      }
+      user.writeFile(s.dataDir().resolve("pg_hba.conf"), PgConfig.hba(password != null));
+      writeNodeConfig(s, s == primary ? 0 : primary().port());
+      if (s != primary) {
+        user.writeFile(s.dataDir().resolve("standby.signal"), "");
+      }
+    }
+    if (password != null) {
+      setPasswordOffline(); // reaches the replicas through WAL
+      t.step("password set");
+    }
+    int plannedPrimaryPort = primary().port();
+    // Replicas need not wait for the primary: their WAL receivers retry every 100 ms.
+    inParallel(all(), s -> startOnFreePort(s, s == primary ? 0 : plannedPrimaryPort));
+    if (primary().port() != plannedPrimaryPort) {
+      for (PgServer r : replicas) {
+        writeNodeConfig(r, primary().port());
+        query(r.node(), "SELECT pg_reload_conf()"); // primary_conninfo is reloadable (PG 13+)
+      }
+    }
+    t.step("started");
+    for (PgServer r : replicas) {
+      awaitStreaming(r.node(), START_TIMEOUT);
+    }
+    t.step("streaming");
+  }
+
+  private void copy(Path from, Path to) {
+    user.run(List.of("cp", "-a", from.toString(), to.toString()), CMD_TIMEOUT)
+        .orThrow("copying a data directory");
+  }
+
+  /** Single-user mode sets the password before the first start, when SCRAM already guards TCP. */
+  private void setPasswordOffline() {
+    ProcessRunner.Result r = user.run(List.of(bin.postgres(), "--single", "-D",
+        primary.dataDir().toString(), "-F", "postgres"), CMD_TIMEOUT,
+        "ALTER ROLE " + USER + " PASSWORD '" + password + "';\n");
+    if (!r.ok() || r.output().contains("ERROR:") || r.output().contains("FATAL:")) {
+      throw new PgSandboxException("setting the superuser password failed: "
+          + r.output().replace(password, "***").strip());
+    }
+  }
+
+  private void writeNodeConfig(PgServer s, int primaryPort) {
+    String clusterName = "omnium-" + id + "-" + s.node().name();
+    user.writeFile(s.dataDir().resolve(PgConfig.NODE_FILE), PgConfig.node(clusterName,
+        s.node().port(), socketDir.toString(), primaryPort, s.node().name(), password));
+  }
+
+  /** Ports are picked before binding, so another process may grab one first: then try another. */
+  private void startOnFreePort(PgServer s, int primaryPort) {
+    for (int attempt = 1; ; attempt++) {
+      if (attempt > 1) {
+        s.node().port(Ports.free());
+      }
+      writeNodeConfig(s, primaryPort);
+      try {
+        s.start();
+        return;
+      } catch (PgServer.PortTakenException e) {
+        if (attempt >= 5) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- accessors
+
+  /** @return the primary */
+  public PgNode primary() {
+    return primary.node();
+  }
+
+  /**
+   * @param index 0-based
+   * @return replica {@code index} (named "replica" + (index + 1))
+   */
+  public PgNode replica(int index) {
+    return replicas.get(index).node();
+  }
+
+  /** @return all replicas, in order */
+  public List<PgNode> replicas() {
+    return replicas.stream().map(PgServer::node).collect(Collectors.toUnmodifiableList());
+  }
+
+  /** @return "omnium", the database every node serves */
+  public String database() {
+    return DATABASE;
+  }
+
+  /** @return "postgres", the superuser */
+  public String user() {
+    return USER;
+  }
+
+  /** @return the superuser's password, or null when authentication is trust (the default) */
+  public String password() {
+    return password;
+  }
+
+  /** @return the server version, e.g. "18.1.0" (bundled) or what a local install reports, e.g. "15.14" */
+  public String version() {
+    return bin.version();
+  }
+
+  /**
+   * @return a ready-to-use omnium driver URL, e.g.
+   *     {@code jdbc:omnium:postgresql://127.0.0.1:5433/omnium?replica=127.0.0.1:5434}
+   */
+  public String omniumUrl() {
+    String url = "jdbc:omnium:postgresql://" + primary().hostPort() + "/" + DATABASE;
+    if (replicas.isEmpty()) {
+      return url;
+    }
+    return url + "?replica=" + replicas().stream().map(PgNode::hostPort)
+        .collect(Collectors.joining(","));
+  }
+
+  // ---------------------------------------------------------------- connections
+
+  /**
+   * Opens a superuser connection (pgjdbc, autocommit) to a node.
+   *
+   * @param node a node of this cluster
+   * @return a new connection; the caller closes it
+   * @throws SQLException when the server refuses or cannot be reached
+   */
+  public Connection connect(PgNode node) throws SQLException {
+    return connect(node, new Properties());
+  }
+
+  /**
+   * Opens a superuser connection with extra pgjdbc properties (e.g. {@code socketTimeout}).
+   *
+   * @param node a node of this cluster
+   * @param extra pgjdbc properties; they override the sandbox's (user, password, timeouts)
+   * @return a new connection; the caller closes it
+   * @throws SQLException when the server refuses or cannot be reached
+   */
+  public Connection connect(PgNode node, Properties extra) throws SQLException {
+    serverOf(node);
+    Properties p = new Properties();
+    p.setProperty("user", USER);
+    if (password != null) {
+      p.setProperty("password", password);
+    }
+    p.setProperty("connectTimeout", "10");
+    // Bounds the whole login, so connecting to a frozen node fails instead of hanging.
+    p.setProperty("loginTimeout", "20");
+    p.putAll(extra);
+    Connection c = DRIVER.connect(node.jdbcUrl(), p);
+    if (c == null) {
+      throw new SQLException("pgjdbc did not accept " + node.jdbcUrl());
+    }
+    return c;
+  }
+
+  /** Connection for the sandbox's own short control queries. */
+  private Connection control(PgNode node) throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("connectTimeout", "5");
+    p.setProperty("socketTimeout", "30");
+    p.setProperty("ApplicationName", "omnium-sandbox");
+    return connect(node, p);
+  }
+
+  private String query(PgNode node, String sql) {
+    try (Connection c = control(node)) {
+      return Sql.one(c, sql);
+    } catch (SQLException e) {
+      throw new PgSandboxException(node + ": " + sql + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  // ---------------------------------------------------------------- replication control
+
+  /**
+   * Pauses WAL replay on a replica ({@code pg_wal_replay_pause()}): it keeps receiving WAL but its
+   * data falls behind, so its lag grows for real.
+   *
+   * @param replica a replica of this cluster
+   */
+  public void pauseReplay(PgNode replica) {
+    query(replicaOf(replica).node(), "SELECT pg_wal_replay_pause()");
+  }
+
+  /**
+   * Resumes WAL replay on a replica ({@code pg_wal_replay_resume()}).
+   *
+   * @param replica a replica of this cluster
+   */
+  public void resumeReplay(PgNode replica) {
+    query(replicaOf(replica).node(), "SELECT pg_wal_replay_resume()");
+  }
+
+  /**
+   * Sets how long a replica lets replay wait for conflicting queries before cancelling them
+   * ({@code max_standby_streaming_delay} and {@code max_standby_archive_delay}, via ALTER SYSTEM
+   * and a reload). With a short delay, e.g. 100 ms, a TRUNCATE on the primary cancels a replica
+   * transaction that read the table with SQLState 40001.
+   *
+   * @param replica a replica of this cluster
+   * @param delay the delay; negative means wait forever (-1)
+   */
+  public void setConflictDelay(PgNode replica, Duration delay) {
+    PgNode node = replicaOf(replica).node();
+    long ms = delay.isNegative() ? -1 : delay.toMillis();
+    String value = ms < 0 ? "-1" : ms + "ms";
+    try (Connection c = control(node)) {
+      Sql.exec(c, "ALTER SYSTEM SET max_standby_streaming_delay = '" + value + "'");
+      Sql.exec(c, "ALTER SYSTEM SET max_standby_archive_delay = '" + value + "'");
+      Sql.one(c, "SELECT pg_reload_conf()");
+    } catch (SQLException e) {
+      throw new PgSandboxException(node + ": setting the conflict delay failed: "
+          + e.getMessage(), e);
+    }
+    // The reload is asynchronous; a fresh backend sees the postmaster's view of the settings.
+    Poll.until(DEFAULT_AWAIT, node + " to reload max_standby_streaming_delay=" + value,
+        () -> String.valueOf(ms).equals(query(node, "SELECT setting FROM pg_settings"
+            + " WHERE name = 'max_standby_streaming_delay'")));
+  }
+
+  /**
+   * Waits until a replica streams from the primary (the primary's {@code pg_stat_replication}
+   * shows it in state {@code streaming}).
+   *
+   * @param replica a replica of this cluster
+   * @param timeout how long to wait
+   * @throws PgSandboxException on timeout
+   */
+  public void awaitStreaming(PgNode replica, Duration timeout) {
+    String name = replicaOf(replica).node().name();
+    Poll.until(timeout, name + " to stream from the primary", () -> "1".equals(query(primary(),
+        "SELECT 1 FROM pg_stat_replication WHERE application_name = '" + name
+            + "' AND state = 'streaming'")));
+  }
+
+  /**
+   * Waits up to 30 s for a replica to replay everything the primary has written so far.
+   *
+   * @param replica a replica of this cluster
+   * @throws PgSandboxException on timeout
+   */
+  public void awaitCaughtUp(PgNode replica) {
+    awaitCaughtUp(replica, DEFAULT_AWAIT);
+  }
+
+  /**
+   * Waits until a replica has replayed the primary's WAL up to the position at the time of the
+   * call. Does not resume paused replay: a paused replica times out.
+   *
+   * @param replica a replica of this cluster
+   * @param timeout how long to wait
+   * @throws PgSandboxException on timeout
+   */
+  public void awaitCaughtUp(PgNode replica, Duration timeout) {
+    PgNode node = replicaOf(replica).node();
+    // The insert position, not the write position: with synchronous_commit=off a commit may
+    // still sit in WAL buffers, and the caller wants to see it on the replica.
+    long target;
+    try (Connection c = control(primary())) {
+      long insert = Lsn.parse(Sql.one(c, "SELECT pg_current_wal_insert_lsn()::text"));
+      long segment = Long.parseLong(Sql.one(c,
+          "SELECT setting FROM pg_settings WHERE name = 'wal_segment_size'"));
+      long block = Long.parseLong(Sql.one(c,
+          "SELECT setting FROM pg_settings WHERE name = 'wal_block_size'"));
+      target = Lsn.replayTarget(insert, segment, block);
+    } catch (SQLException e) {
+      throw new PgSandboxException("primary: reading the WAL position failed: " + e.getMessage(), e);
+    }
+    String[] replayed = {"(unknown)"};
+    try {
+      Poll.until(timeout, node + " to replay up to " + Lsn.format(target), () -> {
+        String lsn = query(node, "SELECT pg_last_wal_replay_lsn()::text");
+        replayed[0] = String.valueOf(lsn);
+        return lsn != null && Lsn.parse(lsn) >= target;
+      });
+    } catch (PgSandboxException e) {
+      throw new PgSandboxException(e.getMessage() + "; it has replayed up to " + replayed[0], e);
+    }
+  }
+
+  // ---------------------------------------------------------------- faults
+
+  /**
+   * Stops a node.
+   *
+   * @param node a node of this cluster
+   * @param immediate true: {@code pg_ctl stop -m immediate} (like a crash); false: fast shutdown
+   */
+  public void stop(PgNode node, boolean immediate) {
+    synchronized (controlLock) {
+      serverOf(node).stop(immediate);
+    }
+  }
+
+  /**
+   * Starts a stopped node again on the same port and waits until it accepts connections (a
+   * replica then reconnects to the primary by itself; see {@link #awaitStreaming}). No-op when it
+   * runs.
+   *
+   * @param node a node of this cluster
+   */
+  public void start(PgNode node) {
+    synchronized (controlLock) {
+      checkOpen();
+      PgServer s = serverOf(node);
+      if (s.postmasterPid().isEmpty()) {
+        s.start();
+      }
+    }
+    awaitAccepting(node);
+  }
+
+  /** Fast shutdown and start of the primary, on the same port; replicas reconnect by themselves. */
+  public void restartPrimary() {
+    synchronized (controlLock) {
+      checkOpen();
+      primary.stop(false);
+      primary.start();
+    }
+    awaitAccepting(primary());
+  }
+
+  /**
+   * Black-holes a node: SIGSTOP to its postmaster and every child process. TCP connections are
+   * still accepted by the kernel but nothing answers, like a hung host.
+   *
+   * @param node a node of this cluster
+   */
+  public void freeze(PgNode node) {
+    synchronized (controlLock) {
+      checkOpen();
+      serverOf(node).freeze();
+    }
+  }
+
+  /**
+   * Undoes {@link #freeze}: SIGCONT to the node's processes.
+   *
+   * @param node a node of this cluster
+   */
+  public void thaw(PgNode node) {
+    synchronized (controlLock) {
+      serverOf(node).thaw();
+    }
+  }
+
+  private void awaitAccepting(PgNode node) {
+    Poll.until(START_TIMEOUT, node + " to accept connections", () -> "1".equals(query(node,
+        "SELECT 1")));
+  }
+
+  // ---------------------------------------------------------------- logs and lifecycle
+
+  /** @return every node's server log, each under a header line */
+  public String logs() {
+    StringBuilder b = new StringBuilder();
+    for (PgServer s : all()) {
+      PgNode n = s.node();
+      b.append("===== ").append(n.name()).append(" (").append(n.hostPort()).append(", PostgreSQL ")
+          .append(version()).append(") log: ").append(n.logFile()).append(" =====\n");
+      b.append(Files.exists(n.logFile()) ? FileTrees.readOrNote(n.logFile()) : "(no log)\n");
+    }
+    return b.toString();
+  }
+
+  /**
+   * Prints {@link #logs()}.
+   *
+   * @param out where to print
+   */
+  public void printLogs(PrintStream out) {
+    out.print(logs());
+    out.flush();
+  }
+
+  /**
+   * Stops every server (immediate shutdown) and deletes the cluster's directory. Idempotent; also
+   * run by a shutdown hook for clusters still open at JVM exit.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    Trace t = new Trace(id);
+    try {
+      inParallel(all(), s -> s.stop(true));
+      t.step("stopped");
+    } finally {
+      FileTrees.deleteQuietly(dir);
+      ClusterRegistry.unregister(this);
+      t.step("deleted");
+    }
+  }
+
+  /** @return true once {@link #close()} ran */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public String toString() {
+    return "PgCluster[" + id + ", PostgreSQL " + version() + ", " + all().stream()
+        .map(s -> s.node().toString()).collect(Collectors.joining(", ")) + "]";
+  }
+
+  // ---------------------------------------------------------------- package-private, for tests
+
+  Path clusterDir() {
+    return dir;
+  }
+
+  OptionalLong postmasterPid(PgNode node) {
+    return serverOf(node).postmasterPid();
+  }
+
+  String serverUser() {
+    return user.name();
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private List<PgServer> all() {
+    List<PgServer> all = new ArrayList<>();
+    all.add(primary);
+    all.addAll(replicas);
+    return all;
+  }
+
+  private PgServer serverOf(PgNode node) {
+    Objects.requireNonNull(node, "node");
+    for (PgServer s : all()) {
+      if (s.node() == node) {
+        return s;
+      }
+    }
+    throw new IllegalArgumentException(node + " is not a node of " + this);
+  }
+
+  private PgServer replicaOf(PgNode node) {
+    PgServer s = serverOf(node);
+    if (s == primary) {
+      throw new IllegalArgumentException(node + " is the primary, not a replica");
+    }
+    return s;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(this + " is closed");
+    }
+  }
+
+  /** Runs the task for every item on its own thread; rethrows the first failure after all ended. */
+  private static void inParallel(List<PgServer> items, java.util.function.Consumer<PgServer> task) {
+    if (items.size() <= 1) {
+      items.forEach(task);
+      return;
+    }
+    List<Thread> threads = new ArrayList<>();
+    List<RuntimeException> failures = Collections.synchronizedList(new ArrayList<>());
+    for (PgServer item : items) {
+      Thread t = new Thread(() -> {
+        try {
+          task.accept(item);
+        } catch (RuntimeException e) {
+          failures.add(e);
+        }
+      }, "omnium-sandbox-" + item.node().name());
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new PgSandboxException("interrupted", e);
+      }
+    }
+    if (!failures.isEmpty()) {
+      RuntimeException first = failures.get(0);
+      failures.subList(1, failures.size()).forEach(first::addSuppressed);
+      throw first;
+    }
+  }
+
+  private static String randomPassword() {
+    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    SecureRandom r = new SecureRandom();
+    StringBuilder b = new StringBuilder("sbx-");
+    for (int i = 0; i < 20; i++) {
+      b.append(alphabet.charAt(r.nextInt(alphabet.length())));
+    }
+    return b.toString();
+  }
+
+  /** Configures and starts a {@link PgCluster}. */
+  public static final class Builder {
+
+    private static final Pattern SETTING_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
+
+    private int replicas = 1;
+    private String version;
+    private boolean requirePasswords;
+    private Path localBin;
+    private final Map<String, String> settings = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    /**
+     * @param count number of streaming replicas (default 1; 0 gives a lone primary)
+     * @return this
+     */
+    public Builder replicas(int count) {
+      if (count < 0) {
+        throw new IllegalArgumentException("replicas must be >= 0: " + count);
+      }
+      this.replicas = count;
+      return this;
+    }
+
+    /**
+     * @param version "18" (18.1.0), "15" (15.14.0) or a full bundled version; null or unset: system
+     *     property {@code omnium.pg.version}, else env {@code OMNIUM_PG_VERSION}, else "18". Ignored
+     *     when a local install is used ({@code OMNIUM_PG_BIN}, {@link #localInstall}).
+     * @return this
+     */
+    public Builder version(String version) {
+      this.version = version;
+      return this;
+    }
+
+    /**
+     * @param require true: TCP connections need the superuser's password (scram-sha-256), see
+     *     {@link PgCluster#password()}; false (default): trust
+     * @return this
+     */
+    public Builder requirePasswords(boolean require) {
+      this.requirePasswords = require;
+      return this;
+    }
+
+    /**
+     * Adds a postgresql.conf setting for every node, overriding the sandbox's default (e.g.
+     * {@code max_connections}, 300). Port, socket and replication settings are the sandbox's own.
+     *
+     * @param name setting name
+     * @param value setting value, unquoted
+     * @return this
+     */
+    public Builder setting(String name, String value) {
+      Objects.requireNonNull(value, "value");
+      if (name == null || !SETTING_NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException("not a setting name: " + name);
+      }
+      if (PgConfig.RESERVED.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+        throw new IllegalArgumentException(name + " is managed by the sandbox and cannot be set");
+      }
+      settings.put(name, value);
+      return this;
+    }
+
+    /**
+     * Uses a local PostgreSQL install instead of the bundled binaries (as {@code OMNIUM_PG_BIN}
+     * does).
+     *
+     * @param binDir a directory with initdb, pg_ctl and postgres, e.g. /usr/lib/postgresql/15/bin
+     * @return this
+     */
+    public Builder localInstall(Path binDir) {
+      this.localBin = binDir;
+      return this;
+    }
+
+    /**
+     * Creates and starts the cluster; returns when every replica streams.
+     *
+     * @return the running cluster; close it
+     * @throws PgSandboxException when it cannot start (the message includes the server logs)
+     */
+    public PgCluster start() {
+      PgCluster cluster = new PgCluster(this);
+      ClusterRegistry.register(cluster);
+      try {
+        cluster.boot();
+        return cluster;
+      } catch (RuntimeException e) {
+        String logs = cluster.logs();
+        try {
+          cluster.close();
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw new PgSandboxException("cannot start " + cluster + ": " + e.getMessage()
+            + "\n" + logs, e);
+      }
+    }
+  }
+}
