@@ -12,8 +12,50 @@ import java.util.concurrent.CountDownLatch;
 final class OmniumCli {
   private OmniumCli() { }
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Exception {
+    if (!dependenciesVisible()) {
+      System.exit(relaunchWithLib(args));
+    }
     System.exit(run(args, System.out, System.err));
+  }
+
+  private static boolean dependenciesVisible() {
+    try {
+      Class.forName("org.postgresql.Driver", false, OmniumCli.class.getClassLoader());
+      Class.forName("com.zaxxer.hikari.HikariDataSource", false, OmniumCli.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
+  }
+
+  /**
+   * {@code java -jar omnium-jdbc.jar}: the jar carries no Class-Path, so load this class again in a
+   * loader that also sees the jars in {@code lib/} beside it (what the build copies there).
+   */
+  private static int relaunchWithLib(String[] args) throws Exception {
+    java.nio.file.Path jar = java.nio.file.Path.of(OmniumCli.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    java.nio.file.Path lib = jar.resolveSibling("lib");
+    java.util.List<java.net.URL> urls = new java.util.ArrayList<>();
+    urls.add(jar.toUri().toURL());
+    if (java.nio.file.Files.isDirectory(lib)) {
+      try (var jars = java.nio.file.Files.list(lib)) {
+        for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) jars.sorted()::iterator) {
+          if (p.toString().endsWith(".jar")) urls.add(p.toUri().toURL());
+        }
+      }
+    }
+    ClassLoader loader = new java.net.URLClassLoader(urls.toArray(new java.net.URL[0]),
+        ClassLoader.getPlatformClassLoader());
+    Class<?> cli = Class.forName(OmniumCli.class.getName(), true, loader);
+    if (cli.getClassLoader() != loader) {
+      System.err.println("omnium: cannot find pgjdbc and HikariCP: put them on the class path or in " + lib);
+      return 2;
+    }
+    Thread.currentThread().setContextClassLoader(loader);
+    var run = cli.getDeclaredMethod("run", String[].class, PrintStream.class, PrintStream.class);
+    run.setAccessible(true);
+    return (Integer) run.invoke(null, args, System.out, System.err);
   }
 
   static int run(String[] args, PrintStream out, PrintStream err) {
