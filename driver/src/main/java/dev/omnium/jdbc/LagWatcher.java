@@ -44,6 +44,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private volatile boolean closed;
   private volatile Connection connection;
   private LagAlert alert;
+  private Runnable onTimeout;
 
   LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval, String threadName) {
     this.name = name;
@@ -65,6 +66,11 @@ final class LagWatcher implements Runnable, AutoCloseable {
 
   LagAlert alert() {
     return alert;
+  }
+
+  /** Set before {@link #start()}: run when a probe times out (the server does not answer at all). */
+  void onTimeout(Runnable action) {
+    this.onTimeout = action;
   }
 
   void start() {
@@ -194,6 +200,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
     } else {
       closeConnection();
       moveTo(State.UNREACHABLE, e.getMessage() + " (SQLState " + sqlState + ")");
+      Runnable action = onTimeout;
+      if (action != null && SqlStates.timedOut(e)) action.run();
     }
   }
 

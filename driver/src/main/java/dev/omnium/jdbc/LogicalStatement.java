@@ -142,14 +142,14 @@ class LogicalStatement implements Statement {
       Connection retry = canReplay() ? conn.retryTarget(first) : null;
       if (retry == null) {
         conn.statementFailed(target, first);
-        throw first;
+        throw SqlStates.asConnectionLost(first);
       }
       try {
         return exec(physicalFor(retry), op, sql, keys, columnIndexes, columnNames);
       } catch (SQLException second) {
         second.addSuppressed(first);
         conn.statementFailed(retry, second);
-        throw second;
+        throw SqlStates.asConnectionLost(second);
       }
     }
   }

@@ -295,7 +295,11 @@ public final class OmniumConnection implements Connection {
   private Connection bindPrimary() throws SQLException {
     Connection p = primary;
     if (p == null) {
-      p = primarySource.open();
+      try {
+        p = primarySource.open();
+      } catch (SQLException e) {
+        throw SqlStates.asConnectionLost(e); // e.g. 57P03 while the primary restarts: class 08 to callers
+      }
       try {
         applyState(p);
       } catch (SQLException e) {

@@ -86,6 +86,7 @@ final class Router implements AutoCloseable, RouterMXBean {
           config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(), config.maxLifetime());
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(), listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool);
+      watcher.onTimeout(replicas[i]::abortLent);
     }
     for (ReplicaEndpoint r : replicas) r.watcher.start();
     if (config.heartbeatWriter()) {
@@ -177,11 +178,17 @@ final class Router implements AutoCloseable, RouterMXBean {
     try {
       return fallback.getConnection();
     } catch (SQLTransientConnectionException e) {
-      SQLTransientConnectionException clear = new SQLTransientConnectionException(
+      String state = e.getSQLState() == null ? "08001" : e.getSQLState();
+      Throwable cause = e.getCause();
+      if (cause != null) {
+        // HikariCP could not open a connection at all: say why, not that the pool is busy.
+        throw new SQLTransientConnectionException("omnium: cannot open a fallback connection to the primary"
+            + " within poolTimeout (" + config.poolTimeout().toMillis() + " ms): " + cause.getMessage(), state, e);
+      }
+      throw new SQLTransientConnectionException(
           "omnium: no fallback connection to the primary within poolTimeout (" + config.poolTimeout().toMillis()
               + " ms): all " + config.fallbackPoolSize() + " (fallbackPoolSize) are in use because no replica is"
-              + " fresh enough for maxAge", e.getSQLState() == null ? "08001" : e.getSQLState(), e);
-      throw clear;
+              + " fresh enough for maxAge", state, e);
     }
   }
 

@@ -35,6 +35,27 @@ final class SqlStates {
         || state.equals("57P01") || state.equals("57P02") || state.equals("57P03");
   }
 
+  /** A client-side socket timeout: the server accepted the connection but does not answer. */
+  static boolean timedOut(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.SocketTimeoutException || t instanceof java.sql.SQLTimeoutException) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The error the application sees when a session is lost: always SQLState class 08, whatever the
+   * server said (57P01 admin shutdown, 57P02, 57P03, a FATAL recovery conflict), with the original
+   * as the cause, so "connection lost" is one test for callers.
+   */
+  static SQLException asConnectionLost(SQLException e) {
+    String state = e.getSQLState();
+    if (state != null && state.startsWith("08")) return e;
+    if (!connectionDead(e)) return e;
+    return new java.sql.SQLNonTransientConnectionException(
+        "omnium: the connection was lost (SQLState " + state + "): " + e.getMessage(), "08006", e);
+  }
+
   /** FATAL means the server ended the session (e.g. a recovery conflict while idle in a transaction). */
   static boolean isFatal(SQLException e) {
     if (e instanceof PSQLException) {
