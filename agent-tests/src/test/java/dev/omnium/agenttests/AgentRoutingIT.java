@@ -1,0 +1,116 @@
+package dev.omnium.agenttests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Unmodified applications in forked JVMs, with {@code -javaagent:omnium-agent.jar=...} and without
+ * (control): where each unit of work ran, as the servers report it.
+ */
+@ExtendWith(PgClusterLogsOnFailure.class)
+class AgentRoutingIT {
+  static PgCluster cluster;
+  static Heartbeat heartbeat;
+  static Apps apps;
+
+  @BeforeAll
+  static void up() throws Exception {
+    cluster = PgCluster.builder().replicas(1).start();
+    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    apps = new Apps(cluster);
+    apps.createSchema();
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    if (heartbeat != null) heartbeat.close();
+    if (cluster != null) cluster.close();
+  }
+
+  /** One clean INFO line that says the agent is on, nothing at WARN or ERROR. */
+  static void assertQuietlyActive(AppProcess app) {
+    assertEquals(List.of(), Apps.problems(app), app.transcript());
+    assertTrue(app.agentLines().stream().anyMatch(l -> l.startsWith("[omnium-agent] INFO active:")),
+        "no 'active' line\n" + app.transcript());
+  }
+
+  // ---------------------------------------------------------------- 1. plain JDBC (DriverManager)
+
+  @Test
+  void plainJdbcRoutesReadOnlyWorkToTheReplica() throws Exception {
+    AppProcess app = Apps.run("plain+agent", apps.plain(apps.agentArgs("plain"), "plain-own", 15), null);
+    apps.assertRouted(app, "plain", 3);
+    assertQuietlyActive(app);
+    // Nothing else on stderr: no JVM warning (nothing is appended to the bootstrap path, so class
+    // data sharing stays on) and no Byte Buddy/Unsafe warning.
+    assertEquals(app.agentLines(), app.stderr(), app.transcript());
+    // The application holds the omnium connection (relocated into the agent); unwrap is honest.
+    assertEquals("CLASSES dev.omnium.agent.bundle.jdbc.OmniumConnection org.postgresql.jdbc.PgConnection true",
+        app.awaitLine("CLASSES ", Duration.ofSeconds(1)));
+    // PGXADataSource casts to pgjdbc's own class: its connections stay plain pgjdbc, and work.
+    assertEquals("WHERE xa false " + cluster.primary().port() + " plain-own", app.awaitLine("WHERE xa ", Duration.ofSeconds(1)));
+  }
+
+  @Test
+  void argumentsComeFromTheEnvironmentWhenThereIsNoAgentArgument() throws Exception {
+    AppProcess app = Apps.run("plain+agent(env)", apps.plain("", "env-own", 15),
+        Map.of("OMNIUM_AGENT_ARGS", apps.agentArgs("fromenv")));
+    apps.assertRouted(app, "fromenv", 3);
+    assertQuietlyActive(app);
+  }
+
+  @Test
+  void connectionsThatDoNotMatchAreUntouched() throws Exception {
+    AppProcess app = Apps.run("plain+agent(match)", apps.plain(apps.agentArgs("matched") + "&match=other-db", "unmatched", 4), null);
+    apps.assertAllOnPrimary(app, "unmatched");
+    assertQuietlyActive(app);
+  }
+
+  // ---------------------------------------------------------------- 2. an application-owned HikariCP pool
+
+  @Test
+  void hikariWithJdbcUrlRoutesReadOnlyTransactions() throws Exception {
+    AppProcess app = Apps.run("hikari+agent", apps.hikari(apps.agentArgs("hik"), "jdbcUrl", "hik-own", 4, 8), null);
+    apps.assertRouted(app, "hik", 4);
+    assertQuietlyActive(app);
+  }
+
+  @Test
+  void hikariWithPgSimpleDataSourceRoutesReadOnlyTransactions() throws Exception {
+    AppProcess app = Apps.run("hikari(ds)+agent", apps.hikari(apps.agentArgs("hikds"), "dataSource", "hikds-own", 3, 8), null);
+    apps.assertRouted(app, "hikds", 3);
+    assertQuietlyActive(app);
+  }
+
+  // ---------------------------------------------------------------- 3. Spring Boot fat jar
+
+  @Test
+  void springBootFatJarRoutesReadOnlyTransactions() throws Exception {
+    AppProcess app = Apps.run("spring+agent", apps.spring(apps.agentArgs("boot"), "boot-own", 12), null);
+    apps.assertRouted(app, "boot", 3);
+    assertQuietlyActive(app);
+  }
+
+  // ---------------------------------------------------------------- 4. controls: the same apps without the agent
+
+  @Test
+  void withoutTheAgentEverythingRunsOnThePrimary() throws Exception {
+    AppProcess plain = Apps.run("plain", apps.plain(null, "plain-control", 3), null);
+    apps.assertAllOnPrimary(plain, "plain-control");
+    assertEquals("CLASSES org.postgresql.jdbc.PgConnection org.postgresql.jdbc.PgConnection true",
+        plain.awaitLine("CLASSES ", Duration.ofSeconds(1)));
+    apps.assertAllOnPrimary(Apps.run("hikari", apps.hikari(null, "jdbcUrl", "hik-control", 2, 2), null), "hik-control");
+    apps.assertAllOnPrimary(Apps.run("hikari(ds)", apps.hikari(null, "dataSource", "hikds-control", 2, 2), null), "hikds-control");
+    apps.assertAllOnPrimary(Apps.run("spring", apps.spring(null, "boot-control", 2), null), "boot-control");
+  }
+}
