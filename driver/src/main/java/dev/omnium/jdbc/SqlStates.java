@@ -50,8 +50,11 @@ final class SqlStates {
    */
   static SQLException asConnectionLost(SQLException e) {
     String state = e.getSQLState();
-    if (state != null && state.startsWith("08")) return e;
-    if (!connectionDead(e)) return e;
+    if (state == null || state.startsWith("08")) return e;
+    // Only a session the server ended: not a refused login (28P01, 3D000), which is no lost connection.
+    boolean lost = state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
+        || (state.equals(SERIALIZATION_FAILURE) && isFatal(e));
+    if (!lost) return e;
     return new java.sql.SQLNonTransientConnectionException(
         "omnium: the connection was lost (SQLState " + state + "): " + e.getMessage(), "08006", e);
   }
