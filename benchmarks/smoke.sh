@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# CI smoke run of the JMH suite: every benchmark, every contender, one fork, no warm-up, one short
+# iteration, so the suite keeps building and running. Not a measurement: see benchmarks/run.sh.
+# Exits non-zero when any benchmark fails (JMH -foe) or a result is missing or empty. The forks run
+# with C1 only and a small serial heap: less JIT work on 2 cores, and the numbers do not matter here.
+# The throughput benchmark runs only at 16 threads here (1 and 4 threads run the same code), and the
+# routing decision only with its clock read (decideClockGiven is the same call minus System.nanoTime()).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+jar="$here/target/benchmarks.jar"
+if [[ ! -f "$jar" ]]; then
+  (cd "$here/.." && mvn -B -q -pl benchmarks -am package -DskipTests)
+fi
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+start=$SECONDS
+# 28 trials = ReadTx 5 + Scaling(16 threads) 5 + WriteTx 3 + Autocommit 5 + Stale 2x3 + Routing 4
+expected=28
+OMNIUM_BENCH_WARM_ROUNDS=1 timeout 600 java -jar "$jar" \
+  -f 1 -wi 0 -i 1 -r 500ms -foe true \
+  -jvmArgsAppend "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx512m" \
+  -e 'ScalingBenchmark\.threads0[14]|decideClockGiven' \
+  -rf json -rff "$out/smoke.json" > "$out/jmh.log" 2>&1 || {
+    rc=$?
+    tail -n 80 "$out/jmh.log"
+    echo "benchmarks smoke: JMH failed (exit $rc) after $((SECONDS - start)) s" >&2
+    exit 1
+  }
+grep -E '^\[harness\]|^\[stale replica\]' "$out/jmh.log" || true
+java -cp "$jar" dev.omnium.bench.Report --check "$out/smoke.json" --expect "$expected"
+echo "benchmarks smoke: $expected benchmarks ran in $((SECONDS - start)) s"

@@ -1,0 +1,142 @@
+package dev.omnium.bench;
+
+import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.PgNode;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Properties;
+
+/**
+ * The benchmarks' own real cluster: a PostgreSQL 18 primary and one streaming replica from the
+ * sandbox, with {@code pg_stat_statements} loaded (to count what each contender sends), the
+ * read and write tables, and a heartbeat writer updating {@code replica_heartbeat} on the primary
+ * every {@link #HEARTBEAT_PERIOD}, without which omnium would send every read to the fallback pool.
+ *
+ * <p>Every contender gets exactly the same cluster, tables and server settings.
+ */
+public final class BenchCluster implements AutoCloseable {
+  /** Rows in {@code bench_read}; reads pick a primary key uniformly from 1..ROWS. */
+  public static final int ROWS = 10_000;
+  public static final Duration HEARTBEAT_PERIOD = Duration.ofMillis(100);
+
+  public static final String READ_SQL = "SELECT v, payload FROM bench_read WHERE id = ?";
+  public static final String WRITE_SQL = "INSERT INTO bench_write (v) VALUES (?)";
+
+  private final PgCluster cluster;
+  private final Thread heartbeat;
+  private volatile boolean running = true;
+
+  private BenchCluster(PgCluster cluster) throws SQLException {
+    this.cluster = cluster;
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      st.execute("CREATE TABLE replica_heartbeat (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)");
+      st.execute("INSERT INTO replica_heartbeat VALUES (1, now())");
+      st.execute("CREATE TABLE bench_read (id int PRIMARY KEY, v bigint NOT NULL, payload text NOT NULL)");
+      st.execute("INSERT INTO bench_read SELECT g, g * 7, md5(g::text) FROM generate_series(1, " + ROWS + ") g");
+      st.execute("CREATE TABLE bench_write (id bigserial PRIMARY KEY, v int NOT NULL, at timestamptz NOT NULL DEFAULT now())");
+      st.execute("VACUUM ANALYZE bench_read");
+      st.execute("VACUUM ANALYZE bench_write");
+    }
+    cluster.awaitCaughtUp(replica());
+    heartbeat = new Thread(this::beat, "bench-heartbeat");
+    heartbeat.setDaemon(true);
+    heartbeat.start();
+  }
+
+  /** Starts a fresh primary + replica (PostgreSQL 18 unless {@code omnium.pg.version} says otherwise). */
+  public static BenchCluster start() {
+    String version = System.getProperty("omnium.pg.version", "18");
+    PgCluster c = PgCluster.builder()
+        .replicas(1)
+        .version(version)
+        .setting("shared_preload_libraries", "pg_stat_statements")
+        .setting("pg_stat_statements.track_utility", "on")
+        .setting("pg_stat_statements.max", "1000")
+        .start();
+    try {
+      return new BenchCluster(c);
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw new IllegalStateException("cannot prepare the benchmark cluster: " + e, e);
+    }
+  }
+
+  private void beat() {
+    Connection c = null;
+    while (running) {
+      try {
+        if (c == null) {
+          Properties p = new Properties();
+          p.setProperty("ApplicationName", "bench-heartbeat");
+          p.setProperty("socketTimeout", "10");
+          c = cluster.connect(cluster.primary(), p);
+        }
+        try (Statement st = c.createStatement()) {
+          st.executeUpdate("UPDATE replica_heartbeat SET beat_at = now() WHERE id = 1");
+        }
+      } catch (SQLException e) {
+        closeQuietly(c);
+        c = null;
+      }
+      try {
+        Thread.sleep(HEARTBEAT_PERIOD.toMillis());
+      } catch (InterruptedException e) {
+        break;
+      }
+    }
+    closeQuietly(c);
+  }
+
+  private static void closeQuietly(Connection c) {
+    if (c == null) return;
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // discarded
+    }
+  }
+
+  public PgCluster sandbox() {
+    return cluster;
+  }
+
+  public PgNode primary() {
+    return cluster.primary();
+  }
+
+  public PgNode replica() {
+    return cluster.replica(0);
+  }
+
+  public String database() {
+    return cluster.database();
+  }
+
+  public String user() {
+    return cluster.user();
+  }
+
+  /** A superuser connection for the harness itself (never measured). */
+  public Connection control(PgNode node) throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("ApplicationName", "bench-control");
+    p.setProperty("assumeMinServerVersion", "9.0"); // application_name in the startup packet, no SET
+    p.setProperty("socketTimeout", "30");
+    return cluster.connect(node, p);
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    heartbeat.interrupt();
+    try {
+      heartbeat.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    cluster.close();
+  }
+}

@@ -1,0 +1,194 @@
+package dev.omnium.bench;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import javax.sql.DataSource;
+
+/**
+ * The measured units of work, identical for every contender, and the checks that run before any
+ * measurement (reads really reach the server they should, every pool is full).
+ */
+public final class Workloads {
+  /**
+   * Rounds of warm-up on every pooled connection: pgjdbc switches a statement to a named
+   * server-side prepared statement at its 5th execution on a connection (prepareThreshold), which
+   * costs one extra round trip then; after 6 rounds every connection is past it. The smoke run
+   * lowers it (environment {@code OMNIUM_BENCH_WARM_ROUNDS=1}, inherited by JMH's forks): it checks that everything runs, not how fast.
+   */
+  public static final int WARM_ROUNDS = Integer.parseInt(System.getenv().getOrDefault("OMNIUM_BENCH_WARM_ROUNDS", "6"));
+
+  private Workloads() { }
+
+  /**
+   * Case 1, the shape of Spring's {@code @Transactional(readOnly = true)} with JdbcTemplate: borrow,
+   * {@code setReadOnly(true)}, {@code setAutoCommit(false)}, one-row SELECT by primary key, commit,
+   * reset (auto-commit, then read-only, as {@code DataSourceTransactionManager} does), return.
+   */
+  public static long readTx(DataSource ds, int id) throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      long v;
+      try (PreparedStatement ps = c.prepareStatement(BenchCluster.READ_SQL)) {
+        ps.setInt(1, id);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) throw new SQLException("bench_read row " + id + " is missing");
+          v = rs.getLong(1) + rs.getString(2).length();
+        }
+      }
+      c.commit();
+      c.setAutoCommit(true);
+      c.setReadOnly(false);
+      return v;
+    }
+  }
+
+  /** Case 2: borrow, {@code setAutoCommit(false)}, one INSERT, commit, reset, return. */
+  public static int writeTx(DataSource ds, int v) throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      int n;
+      try (PreparedStatement ps = c.prepareStatement(BenchCluster.WRITE_SQL)) {
+        ps.setInt(1, v);
+        n = ps.executeUpdate();
+      }
+      c.commit();
+      c.setAutoCommit(true);
+      return n;
+    }
+  }
+
+  /** Case 3, one call: a read-only autocommit statement on a held connection with a reused PreparedStatement. */
+  public static long autocommitRead(PreparedStatement ps, int id) throws SQLException {
+    ps.setInt(1, id);
+    try (ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) throw new SQLException("bench_read row " + id + " is missing");
+      return rs.getLong(1) + rs.getString(2).length();
+    }
+  }
+
+  /** Where a read-only transaction of this data source runs: "replica" or "primary". */
+  public static String readServer(DataSource ds) throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      String where;
+      try (Statement st = c.createStatement();
+           ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+        rs.next();
+        where = rs.getBoolean(1) ? "replica" : "primary";
+      }
+      c.commit();
+      c.setAutoCommit(true);
+      c.setReadOnly(false);
+      return where;
+    }
+  }
+
+  /** Waits until this data source's read-only transactions run on {@code expected}; fails the trial otherwise. */
+  public static void awaitReadsOn(DataSource ds, String expected, Duration timeout, String who) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "(none)";
+    while (true) {
+      try {
+        last = readServer(ds);
+        if (expected.equals(last)) return;
+      } catch (SQLException e) {
+        last = e.toString();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(who + ": read-only transactions run on " + last + ", expected " + expected
+            + " within " + timeout.toMillis() + " ms");
+      }
+      sleep(50);
+    }
+  }
+
+  /**
+   * Holds {@code n} read-only transactions open at once, so every contender has opened (and, for the
+   * wrappers, switched) all its physical connections before anything is measured; repeated rounds
+   * let background pool filling finish.
+   */
+  public static void warm(DataSource ds, int n, int rounds) throws SQLException {
+    for (int round = 0; round < rounds; round++) {
+      List<Connection> held = new ArrayList<>();
+      try {
+        for (int i = 0; i < n; i++) {
+          Connection c = ds.getConnection();
+          held.add(c);
+          c.setReadOnly(true);
+          c.setAutoCommit(false);
+          try (PreparedStatement ps = c.prepareStatement(BenchCluster.READ_SQL)) {
+            ps.setInt(1, 1 + i);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+            }
+          }
+        }
+      } finally {
+        for (Connection c : held) {
+          try {
+            c.commit();
+            c.setAutoCommit(true);
+            c.setReadOnly(false);
+          } finally {
+            c.close();
+          }
+        }
+      }
+    }
+  }
+
+  /** Warms the write path the same way: {@code n} connections in a write transaction at once, {@link #WARM_ROUNDS} times. */
+  public static void warmWrites(DataSource ds, int n) throws SQLException {
+    for (int round = 0; round < WARM_ROUNDS; round++) warmWritesOnce(ds, n);
+  }
+
+  private static void warmWritesOnce(DataSource ds, int n) throws SQLException {
+    List<Connection> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        Connection c = ds.getConnection();
+        held.add(c);
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement(BenchCluster.WRITE_SQL)) {
+          ps.setInt(1, -1);
+          ps.executeUpdate();
+        }
+      }
+    } finally {
+      for (Connection c : held) {
+        try {
+          c.rollback();
+          c.setAutoCommit(true);
+        } finally {
+          c.close();
+        }
+      }
+    }
+  }
+
+  /** Primary keys to read, pre-drawn so the measured loop allocates nothing and every contender reads the same rows. */
+  public static int[] ids(long seed, int count) {
+    SplittableRandom r = new SplittableRandom(seed);
+    int[] ids = new int[count];
+    for (int i = 0; i < count; i++) ids[i] = 1 + r.nextInt(BenchCluster.ROWS);
+    return ids;
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}
