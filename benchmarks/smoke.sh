@@ -14,8 +14,8 @@ fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 start=$SECONDS
-# 28 trials = ReadTx 5 + Scaling(16 threads) 5 + WriteTx 3 + Autocommit 5 + Stale 2x3 + Routing 4
-expected=28
+# 34 trials = ReadTx 5 + Scaling(16 threads) 5 + WriteTx 3 + Autocommit 5 + Stale 2x3 + Routing 4 + ReadYourWrites 3x2
+expected=34
 OMNIUM_BENCH_WARM_ROUNDS=1 timeout 600 java -jar "$jar" \
   -f 1 -wi 0 -i 1 -r 500ms -foe true \
   -jvmArgsAppend "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx512m" \
