@@ -3,6 +3,7 @@ package dev.omnium.agenttests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package dev.omnium.fw;
 
 import dev.omnium.jdbc.OmniumDriver;
+import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgNode;
 import java.sql.Connection;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import java.io.ByteArrayOutputStream;
@@ -43,12 +44,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CheckIT {
   static PgCluster cluster;
-  static TestHeartbeat heartbeat;
+  static Heartbeat heartbeat;
 
   @BeforeAll
   static void up() throws Exception {
     cluster = PgCluster.builder().replicas(1).requirePasswords(true).start();
-    heartbeat = TestHeartbeat.start(cluster, Duration.ofMillis(100));
+    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
     try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
       st.execute("CREATE TABLE check_items (id int PRIMARY KEY, name text)");
       st.execute("INSERT INTO check_items SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g");
@@ -447,62 +448,6 @@ class CheckIT {
 
     private IllegalArgumentException error(String what) {
       return new IllegalArgumentException("invalid JSON at " + i + ": " + what + "\n" + s);
-    }
-  }
-
-  /** Updates the heartbeat row every {@code period}, like the production writer (copied from the it fixtures). */
-  static final class TestHeartbeat implements AutoCloseable {
-    private final Thread thread;
-    private volatile boolean running = true;
-
-    private TestHeartbeat(PgCluster cluster, Duration period) throws SQLException {
-      try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-        st.execute("CREATE TABLE IF NOT EXISTS replica_heartbeat "
-            + "(id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)");
-        st.execute("INSERT INTO replica_heartbeat VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET beat_at = now()");
-      }
-      cluster.awaitCaughtUp(cluster.replica(0));
-      thread = new Thread(() -> {
-        Connection c = null;
-        while (running) {
-          try {
-            if (c == null) c = cluster.connect(cluster.primary());
-            try (Statement st = c.createStatement()) {
-              st.executeUpdate("UPDATE replica_heartbeat SET beat_at = now() WHERE id = 1");
-            }
-          } catch (SQLException e) {
-            try {
-              if (c != null) c.close();
-            } catch (SQLException ignored) {
-              // discarded
-            }
-            c = null;
-          }
-          try {
-            Thread.sleep(period.toMillis());
-          } catch (InterruptedException e) {
-            break;
-          }
-        }
-        try {
-          if (c != null) c.close();
-        } catch (SQLException ignored) {
-          // discarded
-        }
-      }, "checkit-heartbeat");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    static TestHeartbeat start(PgCluster cluster, Duration period) throws SQLException {
-      return new TestHeartbeat(cluster, period);
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      running = false;
-      thread.interrupt();
-      thread.join(5000);
     }
   }
 

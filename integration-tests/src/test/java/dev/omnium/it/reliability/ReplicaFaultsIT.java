@@ -3,6 +3,7 @@ package dev.omnium.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDriver;
+import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import dev.omnium.sandbox.PgNode;
