@@ -1,5 +1,6 @@
 package dev.omnium.bench;
 
+import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgNode;
 import java.sql.Connection;
@@ -25,25 +26,19 @@ public final class BenchCluster implements AutoCloseable {
   public static final String WRITE_SQL = "INSERT INTO bench_write (v) VALUES (?)";
 
   private final PgCluster cluster;
-  private final Thread heartbeat;
-  private volatile boolean running = true;
+  private final Heartbeat heartbeat;
 
   private BenchCluster(PgCluster cluster) throws SQLException {
     this.cluster = cluster;
     try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
       st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
-      st.execute("CREATE TABLE replica_heartbeat (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)");
-      st.execute("INSERT INTO replica_heartbeat VALUES (1, now())");
       st.execute("CREATE TABLE bench_read (id int PRIMARY KEY, v bigint NOT NULL, payload text NOT NULL)");
       st.execute("INSERT INTO bench_read SELECT g, g * 7, md5(g::text) FROM generate_series(1, " + ROWS + ") g");
       st.execute("CREATE TABLE bench_write (id bigserial PRIMARY KEY, v int NOT NULL, at timestamptz NOT NULL DEFAULT now())");
       st.execute("VACUUM ANALYZE bench_read");
       st.execute("VACUUM ANALYZE bench_write");
     }
-    cluster.awaitCaughtUp(replica());
-    heartbeat = new Thread(this::beat, "bench-heartbeat");
-    heartbeat.setDaemon(true);
-    heartbeat.start();
+    heartbeat = Heartbeat.start(cluster, HEARTBEAT_PERIOD); // also waits until the replica has the tables
   }
 
   /** Starts a fresh primary + replica (PostgreSQL 18 unless {@code omnium.pg.version} says otherwise). */
@@ -61,41 +56,6 @@ public final class BenchCluster implements AutoCloseable {
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw new IllegalStateException("cannot prepare the benchmark cluster: " + e, e);
-    }
-  }
-
-  private void beat() {
-    Connection c = null;
-    while (running) {
-      try {
-        if (c == null) {
-          Properties p = new Properties();
-          p.setProperty("ApplicationName", "bench-heartbeat");
-          p.setProperty("socketTimeout", "10");
-          c = cluster.connect(cluster.primary(), p);
-        }
-        try (Statement st = c.createStatement()) {
-          st.executeUpdate("UPDATE replica_heartbeat SET beat_at = now() WHERE id = 1");
-        }
-      } catch (SQLException e) {
-        closeQuietly(c);
-        c = null;
-      }
-      try {
-        Thread.sleep(HEARTBEAT_PERIOD.toMillis());
-      } catch (InterruptedException e) {
-        break;
-      }
-    }
-    closeQuietly(c);
-  }
-
-  private static void closeQuietly(Connection c) {
-    if (c == null) return;
-    try {
-      c.close();
-    } catch (SQLException ignored) {
-      // discarded
     }
   }
 
@@ -130,13 +90,7 @@ public final class BenchCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    running = false;
-    heartbeat.interrupt();
-    try {
-      heartbeat.join(5000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    heartbeat.close();
     cluster.close();
   }
 }
