@@ -188,25 +188,33 @@ public final class OmniumConnection implements Connection {
    * the write position because with synchronous_commit=off the commit record may still be in WAL
    * buffers: the insert position is never before it.
    */
-  void afterPrimaryCommit() throws SQLException {
+  void afterPrimaryCommit() {
     if (!router.writePositions.enabled() || primary == null) return;
     Connection p = primary;
-    boolean restore = !p.getAutoCommit();
-    if (restore) p.setAutoCommit(true); // no transaction is open: pgjdbc sends nothing for this
-    try (Statement st = p.createStatement();
-         java.sql.ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
-      if (rs.next()) {
-        long lsn = Lsn.parse(rs.getString(1));
-        if (Long.compareUnsigned(lsn, lastWriteLsn) > 0) lastWriteLsn = lsn;
-        router.writePositions.remember(lsn);
+    long lsn;
+    try {
+      boolean restore = !p.getAutoCommit();
+      if (restore) p.setAutoCommit(true); // no transaction is open: pgjdbc sends nothing for this
+      try (Statement st = p.createStatement();
+           java.sql.ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
+        lsn = rs.next() ? Lsn.parse(rs.getString(1)) : UNKNOWN_WRITE_POSITION;
+      } finally {
+        if (restore) p.setAutoCommit(false);
       }
-    } finally {
-      if (restore) p.setAutoCommit(false);
+    } catch (SQLException | RuntimeException e) {
+      // The write itself committed: never fail it. Not knowing where it ended, the reads that must
+      // see it take the primary's fallback route until the TTL ends (the safe direction).
+      lsn = UNKNOWN_WRITE_POSITION;
     }
+    if (Long.compareUnsigned(lsn, lastWriteLsn) > 0) lastWriteLsn = lsn;
+    router.writePositions.remember(lsn);
   }
 
+  /** Compares above every real WAL position: no replica qualifies for a read that must see it. */
+  private static final long UNKNOWN_WRITE_POSITION = -1L;
+
   /** An autocommit statement that changed data on the primary committed. */
-  void afterAutocommitWrite() throws SQLException {
+  void afterAutocommitWrite() {
     if (autoCommit && !readOnly && router.writePositions.enabled()) afterPrimaryCommit();
   }
 
