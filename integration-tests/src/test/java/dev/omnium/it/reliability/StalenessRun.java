@@ -3,6 +3,7 @@ package dev.omnium.it.reliability;
 import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.Poll;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -84,6 +84,8 @@ public final class PgSandbox extends PgClusterLogsOnFailure
   public void afterEach(ExtensionContext context) {
     if (perTest) {
       stop();
+    } else if (config.healAfterEach && cluster != null) {
+      heal();
     }
   }
 
@@ -115,6 +117,8 @@ public final class PgSandbox extends PgClusterLogsOnFailure
       }
       if (config.heartbeat != null) {
         heartbeat = Heartbeat.start(started, config.heartbeat); // waits for every replica
+      } else if (config.heartbeatTable) {
+        Heartbeat.createTable(started); // waits for every replica
       } else {
         for (PgNode r : started.replicas()) {
           started.awaitCaughtUp(r);
@@ -205,6 +209,24 @@ public final class PgSandbox extends PgClusterLogsOnFailure
   }
 
   /**
+   * The URL with every replica but without credentials, for code that passes them apart (Spring's
+   * {@code spring.datasource.username}, HikariCP's {@code setUsername}, Flyway's user argument):
+   * {@code jdbc:omnium:postgresql://PRIMARY/omnium?applicationName=APP&replica=R1,R2&extra}.
+   *
+   * @param app the applicationName
+   * @param extra more keys, or null
+   * @return the URL
+   */
+  public String bareUrl(String app, String extra) {
+    PgCluster c = cluster();
+    String replicas = c.replicas().stream().map(PgNode::hostPort)
+        .collect(Collectors.joining(","));
+    String url = "jdbc:omnium:postgresql://" + c.primary().hostPort() + "/" + c.database()
+        + "?applicationName=" + app + (replicas.isEmpty() ? "" : "&replica=" + replicas);
+    return extra == null || extra.isEmpty() ? url : url + "&" + extra;
+  }
+
+  /**
    * The same URL without {@code replica=}: the caller names the replicas itself (or none).
    *
    * @param app the applicationName
@@ -215,10 +237,20 @@ public final class PgSandbox extends PgClusterLogsOnFailure
     PgCluster c = cluster();
     String url = "jdbc:omnium:postgresql://" + c.primary().hostPort() + "/" + c.database()
         + "?applicationName=" + app + "&user=" + c.user();
-    if (c.password() != null) {
-      url += "&password=" + c.password();
+    String password = password();
+    if (password != null) {
+      url += "&password=" + password;
     }
     return extra == null || extra.isEmpty() ? url : url + "&" + extra;
+  }
+
+  /**
+   * @return the password the URLs carry: the cluster's when it requires passwords, else the
+   *     builder's {@link Builder#urlPassword}, else null
+   */
+  public String password() {
+    String p = cluster().password();
+    return p != null ? p : config.urlPassword;
   }
 
   private static String join(String a, String b) {
@@ -268,6 +300,20 @@ public final class PgSandbox extends PgClusterLogsOnFailure
   }
 
   /**
+   * Undoes the replica faults a test may have injected, for {@code @AfterEach}: thaws, starts and
+   * resumes replay on every replica, then waits until each has caught up.
+   */
+  public void heal() {
+    PgCluster c = cluster();
+    for (PgNode r : c.replicas()) {
+      c.thaw(r);
+      c.start(r);
+      c.resumeReplay(r);
+      c.awaitCaughtUp(r);
+    }
+  }
+
+  /**
    * @param node the server to ask
    * @param applicationName the exact application_name
    * @param state a {@code pg_stat_activity.state}, e.g. {@code idle in transaction}
@@ -290,6 +336,9 @@ public final class PgSandbox extends PgClusterLogsOnFailure
     private boolean requirePasswords;
     private String version;
     private Duration heartbeat = HEARTBEAT_PERIOD;
+    private boolean heartbeatTable = true;
+    private boolean healAfterEach;
+    private String urlPassword;
     private final Map<String, String> settings = new LinkedHashMap<>();
     private final List<String> sql = new ArrayList<>();
 
@@ -352,6 +401,42 @@ public final class PgSandbox extends PgClusterLogsOnFailure
      */
     public Builder withoutHeartbeat() {
       this.heartbeat = null;
+      this.heartbeatTable = false;
+      return this;
+    }
+
+    /**
+     * Creates the heartbeat table and its row but starts no test-side writer (for tests where the
+     * driver's own writer, {@code heartbeatWriter=true}, keeps it beating).
+     *
+     * @return this
+     */
+    public Builder heartbeatTableOnly() {
+      this.heartbeat = null;
+      this.heartbeatTable = true;
+      return this;
+    }
+
+    /**
+     * A password the URLs carry even when the cluster trusts every connection (so a test can look
+     * for it in logs and messages); a cluster that requires passwords uses its own.
+     *
+     * @param password the password
+     * @return this
+     */
+    public Builder urlPassword(String password) {
+      this.urlPassword = password;
+      return this;
+    }
+
+    /**
+     * After every test (after its {@code @AfterEach} methods), {@link PgSandbox#heal()} the
+     * replicas, so a fault one test injected never reaches the next.
+     *
+     * @return this
+     */
+    public Builder healAfterEach() {
+      this.healAfterEach = true;
       return this;
     }
 
