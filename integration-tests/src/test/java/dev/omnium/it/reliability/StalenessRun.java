@@ -243,7 +243,8 @@ final class StalenessRun {
               }
               c.commit();
             } catch (SQLException e) {
-              // Later statements may surface a lost replica (design rule 5): allowed, counted.
+              // Later statements may surface a lost replica (docs/routing-contract.md,
+              // rule 5): allowed, counted.
               r.laterErrors.add(e.getSQLState() + " " + e.getMessage());
               rollbackQuietly(c);
             }
