@@ -1,9 +1,10 @@
 /**
  * A disposable, real PostgreSQL primary with streaming replicas, for tests, benchmarks and demos.
  *
- * <p>Start one with {@link dev.omnium.sandbox.PgCluster#builder()}; add {@link
- * dev.omnium.sandbox.PgClusterLogsOnFailure} to JUnit 5 test classes to see the server logs of a
- * failed test; run {@code java -jar omnium-sandbox.jar --help} for a cluster on the command line.
+ * <p>In JUnit 5 tests register {@link dev.omnium.sandbox.testkit.PgSandbox} (the test kit: cluster,
+ * heartbeat, URLs, driver shutdown, server logs of a failed test; see docs/testing.md); elsewhere
+ * start one with {@link dev.omnium.sandbox.PgCluster#builder()}; run
+ * {@code java -jar omnium-sandbox.jar --help} for a cluster on the command line.
  *
  * <p>Configuration:
  *
