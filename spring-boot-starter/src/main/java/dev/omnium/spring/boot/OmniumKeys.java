@@ -16,8 +16,11 @@ import org.postgresql.Driver;
  * {@code omnium.*} property names: {@code maxAge} is {@code omnium.max-age}.
  */
 final class OmniumKeys {
-  /** A complete URL, so the driver reports its keys with their defaults. */
-  private static final String PROBE_URL = "jdbc:omnium:postgresql://localhost/probe";
+  /**
+   * A URL without a database: the driver then lists its own keys with their defaults as written
+   * in the key table ({@code 5s}), as it does for tools while a URL is being typed.
+   */
+  private static final String PROBE_URL = "jdbc:omnium:postgresql://";
   static final String PREFIX = "omnium";
 
   private static final List<DriverPropertyInfo> KEYS = load();
@@ -66,7 +69,7 @@ final class OmniumKeys {
 
   private static List<DriverPropertyInfo> load() {
     try {
-      // The driver lists its own keys first, then pgjdbc's: keep those pgjdbc does not know.
+      // Should the driver add pgjdbc's keys to that list, keep only those pgjdbc does not know.
       Set<String> pgjdbc = new HashSet<>();
       for (DriverPropertyInfo p : new Driver().getPropertyInfo("jdbc:postgresql://localhost/probe",
           null)) {
@@ -74,7 +77,7 @@ final class OmniumKeys {
       }
       List<DriverPropertyInfo> keys = new ArrayList<>();
       for (DriverPropertyInfo p : new OmniumDriver().getPropertyInfo(PROBE_URL, null)) {
-        if (!pgjdbc.contains(p.name)) {
+        if (!pgjdbc.contains(p.name) && p.name != null) {
           keys.add(p);
         }
       }
