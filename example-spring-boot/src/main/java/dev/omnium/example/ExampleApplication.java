@@ -52,8 +52,10 @@ public class ExampleApplication {
       String port = context.getEnvironment().getProperty("local.server.port");
       System.out.printf("%nomnium example on a sandbox (PostgreSQL %s): primary %s, replica %s%n"
           + "  curl localhost:%s/orders | curl -X POST localhost:%s/orders%n"
-          + "  curl localhost:%s/actuator/health/omnium | curl localhost:%s/actuator/metrics/omnium.routes%n"
-          + "  curl -X POST localhost:%s/sandbox/pause | curl -X POST localhost:%s/sandbox/resume%n%n",
+          + "  curl localhost:%s/actuator/health/omnium"
+          + " | curl localhost:%s/actuator/metrics/omnium.routes%n"
+          + "  curl -X POST localhost:%s/sandbox/pause"
+          + " | curl -X POST localhost:%s/sandbox/resume%n%n",
           cluster.version(), cluster.primary().hostPort(), cluster.replica(0).hostPort(),
           port, port, port, port, port, port);
       return context;

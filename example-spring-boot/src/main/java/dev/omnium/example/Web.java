@@ -26,7 +26,8 @@ public class Web {
   }
 
   @PostMapping("/orders")
-  public Map<String, Object> place(@RequestParam(name = "item", defaultValue = "scarf") String item) {
+  public Map<String, Object> place(
+      @RequestParam(name = "item", defaultValue = "scarf") String item) {
     return orders.place(item);
   }
 

@@ -20,18 +20,22 @@ class ExampleApplicationIT {
       HttpClient http = HttpClient.newHttpClient();
       String write = send(http, HttpRequest.newBuilder(URI.create(base + "/orders?item=tea"))
           .POST(HttpRequest.BodyPublishers.noBody()));
-      assertTrue(write.contains("\"in_recovery\":false") && write.contains("\"app\":\"example\""), write);
+      assertTrue(write.contains("\"in_recovery\":false")
+          && write.contains("\"app\":\"example\""), write);
       long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       String read = "";
       while (System.nanoTime() < end && !read.contains("\"in_recovery\":true")) {
         read = send(http, HttpRequest.newBuilder(URI.create(base + "/orders")).GET());
         Thread.sleep(50);
       }
-      assertTrue(read.contains("\"in_recovery\":true") && read.contains("\"app\":\"example:replica\""), read);
+      assertTrue(read.contains("\"in_recovery\":true")
+          && read.contains("\"app\":\"example:replica\""), read);
       assertTrue(read.contains("\"item\":\"tea\""), "the replica has the order: " + read);
-      String health = send(http, HttpRequest.newBuilder(URI.create(base + "/actuator/health/omnium")).GET());
+      String health = send(http,
+          HttpRequest.newBuilder(URI.create(base + "/actuator/health/omnium")).GET());
       assertTrue(health.startsWith("{\"status\":\"UP\""), health);
-      String routes = send(http, HttpRequest.newBuilder(URI.create(base + "/actuator/metrics/omnium.routes")).GET());
+      String routes = send(http,
+          HttpRequest.newBuilder(URI.create(base + "/actuator/metrics/omnium.routes")).GET());
       assertTrue(routes.contains("\"name\":\"omnium.routes\""), routes);
     }
   }

@@ -35,7 +35,8 @@ import javax.management.ObjectName;
  *   <caption>Meters (every one also tagged {@code router} = the router's JMX name)</caption>
  *   <tr><th>name</th><th>type</th><th>tags</th><th>meaning</th></tr>
  *   <tr><td>omnium.routes</td><td>counter</td><td>route=primary|replica|fallback</td>
- *     <td>primary: statements of read-write work; replica, fallback: read-only units of work</td></tr>
+ *     <td>primary: statements of read-write work; replica, fallback: read-only units of
+ *     work</td></tr>
  *   <tr><td>omnium.replica.lag</td><td>gauge, seconds</td><td>replica=host:port</td>
  *     <td>effective lag; +Inf while unknown (no reads go there)</td></tr>
  *   <tr><td>omnium.retries</td><td>counter</td><td></td>
@@ -132,7 +133,8 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
         "Read-only units of work routed to the fallback pool on the primary"));
     list.add(FunctionCounter.builder("omnium.retries", router, safe(RouterMXBean::getRetries))
         .tag("router", tag)
-        .description("Reads retried on the fallback pool after a replica conflict or lost connection")
+        .description("Reads retried on the fallback pool after a replica conflict or a lost"
+            + " connection")
         .register(registry));
     list.add(gauge("omnium.fallback.active", router, tag, RouterMXBean::getFallbackActive,
         "Fallback connections to the primary lent out now"));

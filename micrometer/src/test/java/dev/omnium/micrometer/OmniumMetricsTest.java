@@ -51,10 +51,13 @@ class OmniumMetricsTest {
       metrics.bindTo(registry);
       assertEquals(7, registry.get("omnium.routes").tags("router", "orders", "route", "primary")
           .functionCounter().count());
-      assertEquals(5, registry.get("omnium.routes").tag("route", "replica").functionCounter().count());
-      assertEquals(3, registry.get("omnium.routes").tag("route", "fallback").functionCounter().count());
+      assertEquals(5, registry.get("omnium.routes").tag("route", "replica").functionCounter()
+          .count());
+      assertEquals(3, registry.get("omnium.routes").tag("route", "fallback").functionCounter()
+          .count());
       assertEquals(1, registry.get("omnium.retries").functionCounter().count());
-      assertEquals(0.25, registry.get("omnium.replica.lag").tag("replica", "r1:5432").gauge().value());
+      assertEquals(0.25,
+          registry.get("omnium.replica.lag").tag("replica", "r1:5432").gauge().value());
       assertEquals(2, registry.get("omnium.fallback.active").gauge().value());
       assertEquals(4, registry.get("omnium.fallback.max").gauge().value());
       assertEquals(0, registry.get("omnium.lag.alert").gauge().value());
@@ -67,12 +70,14 @@ class OmniumMetricsTest {
 
       ObjectName b = new ObjectName("dev.omnium:type=Router,name=\"odd name\"");
       server.registerMBean(new FixedRouter(), b);
-      assertEquals(4, registry.get("omnium.fallback.max").tag("router", "odd name").gauge().value());
+      assertEquals(4,
+          registry.get("omnium.fallback.max").tag("router", "odd name").gauge().value());
 
       server.unregisterMBean(a);
       assertNull(registry.find("omnium.routes").tag("router", "orders").functionCounter(),
           "a closed router takes its meters with it");
-      assertTrue(registry.find("omnium.routes").tag("router", "odd name").functionCounter() != null);
+      assertTrue(
+          registry.find("omnium.routes").tag("router", "odd name").functionCounter() != null);
     }
     assertTrue(registry.find("omnium.routes").meters().isEmpty(), "close() removes every meter");
   }

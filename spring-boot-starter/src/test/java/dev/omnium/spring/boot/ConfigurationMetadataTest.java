@@ -36,7 +36,8 @@ class ConfigurationMetadataTest {
     String committed = Files.readString(COMMITTED, StandardCharsets.UTF_8);
     assertTrue(OmniumKeys.all().size() >= 20, "the key table: " + OmniumKeys.all().size());
     for (DriverPropertyInfo k : OmniumKeys.all()) {
-      assertTrue(committed.contains("\"name\": \"omnium." + OmniumKeys.kebab(k.name) + "\""), k.name);
+      String name = "\"name\": \"omnium." + OmniumKeys.kebab(k.name) + "\"";
+      assertTrue(committed.contains(name), k.name);
       assertTrue(committed.contains(json(k.description)), k.name);
     }
     assertTrue(committed.contains("\"name\": \"omnium.max-age\""));

@@ -58,7 +58,8 @@ class OmniumSettingsTest {
     props.setProperty("applicationName", "fromProps");
     assertEquals("fromUrl", OmniumDataSources.applicationName(
         "jdbc:omnium:postgresql://p/db?replica=r&applicationName=fromUrl", props));
-    assertEquals("fromProps", OmniumDataSources.applicationName("jdbc:omnium:postgresql://p/db", props));
+    assertEquals("fromProps",
+        OmniumDataSources.applicationName("jdbc:omnium:postgresql://p/db", props));
     assertEquals("omnium", OmniumDataSources.applicationName("jdbc:omnium:postgresql://p/db",
         new Properties()));
     assertEquals("a b", OmniumDataSources.applicationName(

@@ -19,8 +19,9 @@ import org.springframework.web.bind.annotation.RestController;
 @Import({StarterApp.Reads.class, StarterApp.Writes.class, StarterApp.Web.class})
 public class StarterApp {
   /** What the session that answered reports about itself. */
-  static final String WHERE = "SELECT pg_is_in_recovery() AS in_recovery, inet_server_port() AS port,"
-      + " current_setting('application_name') AS app, current_user AS usr,"
+  static final String WHERE = "SELECT pg_is_in_recovery() AS in_recovery,"
+      + " inet_server_port() AS port, current_setting('application_name') AS app,"
+      + " current_user AS usr,"
       + " current_setting('statement_timeout') AS statement_timeout,"
       + " current_setting('lock_timeout') AS lock_timeout";
 

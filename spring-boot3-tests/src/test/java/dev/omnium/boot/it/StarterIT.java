@@ -8,17 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
-import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Sessions;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,7 +29,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.json.JsonParserFactory;
@@ -44,11 +41,13 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * against a primary + streaming replica: only {@code spring.datasource.url} and {@code omnium.*}
  * properties, health and metrics read over HTTP, routing asserted on the servers.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StarterIT {
   static final String APP = "starterapp";
   static final Duration DEADLINE = Duration.ofSeconds(30);
+  /** The driver itself writes the heartbeat here (omnium.heartbeat-writer=true). */
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).heartbeatTableOnly().build();
   static PgCluster cluster;
   static ConfigurableApplicationContext context;
   static HttpClient http;
@@ -56,8 +55,7 @@ class StarterIT {
 
   @BeforeAll
   static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    Heartbeat.createTable(cluster);
+    cluster = SANDBOX.cluster();
     List<String> props = new ArrayList<>(List.of(
         "spring.main.banner-mode=off",
         // Only the URL: no driver-class-name. maxAge in the URL wins over omnium.max-age below.
@@ -77,34 +75,29 @@ class StarterIT {
         "management.endpoint.health.show-components=always",
         "management.endpoint.health.probes.enabled=true",
         "management.endpoint.health.group.readiness.include=readinessState,omnium"));
-    if (cluster.password() != null) props.add("spring.datasource.password=" + cluster.password());
-    try {
-      context = new SpringApplicationBuilder(StarterApp.class)
+    if (cluster.password() != null) {
+      props.add("spring.datasource.password=" + cluster.password());
+    }
+    context = new SpringApplicationBuilder(StarterApp.class)
           .properties(props.toArray(new String[0]))
           // an environment variable, as a container would set it: OMNIUM_LOCK_TIMEOUT
-          .initializers(ctx -> ctx.getEnvironment().getPropertySources().addFirst(
-              new SystemEnvironmentPropertySource("test-systemEnvironment",
-                  Map.of("OMNIUM_LOCKTIMEOUT", "7s"))))
-          .run();
-      base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
-      http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-      System.out.printf("Spring Boot %s on PostgreSQL %s at %s%n", SpringBootVersion.getVersion(),
-          cluster.version(), base);
-      cluster.awaitCaughtUp(cluster.replica(0));
-      poll("read-only requests to reach the replica", () -> Boolean.TRUE.equals(read().get("in_recovery")));
-    } catch (Exception | Error e) {
-      down();
-      throw e;
-    }
+        .initializers(ctx -> ctx.getEnvironment().getPropertySources().addFirst(
+            new SystemEnvironmentPropertySource("test-systemEnvironment",
+                Map.of("OMNIUM_LOCKTIMEOUT", "7s"))))
+        .run();
+    base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
+    http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    System.out.printf("Spring Boot %s on PostgreSQL %s at %s%n", SpringBootVersion.getVersion(),
+        cluster.version(), base);
+    SANDBOX.awaitCaughtUp();
+    poll("read-only requests to reach the replica", () -> isTrue(read().get("in_recovery")));
   }
 
+  /** Before the sandbox stops its servers (and shuts the driver down). */
   @AfterAll
   static void down() {
-    try {
-      if (context != null) context.close();
-      OmniumDriver.shutdown();
-    } finally {
-      if (cluster != null) cluster.close();
+    if (context != null) {
+      context.close();
     }
   }
 
@@ -117,14 +110,15 @@ class StarterIT {
     HikariDataSource hikari = assertInstanceOfHikari(ds);
     assertEquals(OmniumDriver.class.getName(), hikari.getDriverClassName());
     assertTrue(hikari.getJdbcUrl().startsWith("jdbc:omnium:postgresql://"), hikari.getJdbcUrl());
-    assertEquals(cluster.user(), write().get("usr"), "spring.datasource.username reached the server");
+    assertEquals(cluster.user(), write().get("usr"),
+        "spring.datasource.username reached the server");
   }
 
   @Test
   @Order(2)
   void readOnlyTransactionsRunOnTheReplicaAndWritesOnThePrimary() throws Exception {
     Map<String, Object> r = read();
-    assertEquals(Boolean.TRUE, r.get("in_recovery"), "the session that answered is in recovery: " + r);
+    assertTrue(isTrue(r.get("in_recovery")), "the session that answered is in recovery: " + r);
     assertEquals(cluster.replica(0).port(), ((Number) r.get("port")).intValue());
     assertEquals(APP + ":replica", r.get("app"), "omnium.application-name reached the driver");
 
@@ -132,7 +126,7 @@ class StarterIT {
     assertEquals(Boolean.FALSE, w.get("in_recovery"), "the write ran on the primary: " + w);
     assertEquals(cluster.primary().port(), ((Number) w.get("port")).intValue());
     assertEquals(APP, w.get("app"));
-    assertEquals("1", queryOne(cluster.primary(), "SELECT least(count(*), 1) FROM visits"),
+    assertEquals("1", SANDBOX.queryOne(cluster.primary(), "SELECT least(count(*), 1) FROM visits"),
         "the row is on the primary");
   }
 
@@ -145,10 +139,10 @@ class StarterIT {
     assertEquals(2000L, ((Number) d.get("maxAgeMillis")).longValue(),
         "maxAge=2s in the URL wins over omnium.max-age=30s");
     // omnium.heartbeat-writer=true: this process writes the heartbeat, as the primary sees it
-    poll("the heartbeat writer session on the primary", () -> Integer.parseInt(queryOne(cluster.primary(),
-        "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", APP + ":heartbeat")) == 1);
+    poll("the heartbeat writer session on the primary",
+        () -> Sessions.count(cluster, cluster.primary(), APP + ":heartbeat") == 1);
     poll("health to report this process as the heartbeat writer",
-        () -> Boolean.TRUE.equals(details(health("/actuator/health/omnium")).get("heartbeatWriter")));
+        () -> isTrue(details(health("/actuator/health/omnium")).get("heartbeatWriter")));
   }
 
   // ---------------------------------------------------------------- health
@@ -185,9 +179,10 @@ class StarterIT {
     cluster.pauseReplay(cluster.replica(0));
     try {
       poll("health to show the paused replica as not fresh",
-          () -> Boolean.FALSE.equals(replicaDetails(details(health("/actuator/health/omnium"))).get("fresh")));
+          () -> isFalse(replicaDetails(details(health("/actuator/health/omnium"))).get("fresh")));
       HttpResponse<String> res = get("/actuator/health/omnium");
-      assertEquals(200, res.statusCode(), "a stale replica does not make the component DOWN: " + res.body());
+      assertEquals(200, res.statusCode(),
+          "a stale replica does not make the component DOWN: " + res.body());
       assertEquals("UP", json(res.body()).get("status"));
       Map<String, Object> r = read();
       assertEquals(Boolean.FALSE, r.get("in_recovery"), "the read left the stale replica: " + r);
@@ -198,8 +193,8 @@ class StarterIT {
       cluster.resumeReplay(cluster.replica(0));
     }
     poll("the replica to be fresh again",
-        () -> Boolean.TRUE.equals(replicaDetails(details(health("/actuator/health/omnium"))).get("fresh")));
-    poll("reads to return to the replica", () -> Boolean.TRUE.equals(read().get("in_recovery")));
+        () -> isTrue(replicaDetails(details(health("/actuator/health/omnium"))).get("fresh")));
+    poll("reads to return to the replica", () -> isTrue(read().get("in_recovery")));
   }
 
   // ---------------------------------------------------------------- metrics
@@ -209,7 +204,8 @@ class StarterIT {
   void metricsAreServedOverHttp() throws Exception {
     double before = metric("omnium.routes", "route:replica");
     assertEquals(Boolean.TRUE, read().get("in_recovery"));
-    assertTrue(metric("omnium.routes", "route:replica") >= before + 1, "a replica route was counted");
+    assertTrue(metric("omnium.routes", "route:replica") >= before + 1,
+        "a replica route was counted");
     write();
     assertTrue(metric("omnium.routes", "route:primary") >= 1);
     double lag = metric("omnium.replica.lag", "replica:" + cluster.replica(0).hostPort());
@@ -222,9 +218,12 @@ class StarterIT {
     assertTrue(tagValues(routes, "route").containsAll(List.of("primary", "replica", "fallback")));
 
     // HikariCP's own meters for the internal pools, under their pool names
-    List<Object> pools = tagValues(json(get("/actuator/metrics/hikaricp.connections").body()), "pool");
-    assertTrue(pools.stream().anyMatch(p -> p.toString().startsWith(APP + "-fallback-")), pools.toString());
-    assertTrue(pools.stream().anyMatch(p -> p.toString().startsWith(APP + "-replica-")), pools.toString());
+    List<Object> pools =
+        tagValues(json(get("/actuator/metrics/hikaricp.connections").body()), "pool");
+    assertTrue(pools.stream().anyMatch(p -> p.toString().startsWith(APP + "-fallback-")),
+        pools.toString());
+    assertTrue(pools.stream().anyMatch(p -> p.toString().startsWith(APP + "-replica-")),
+        pools.toString());
     String prometheus = get("/actuator/prometheus").body();
     assertTrue(prometheus.contains("omnium_routes_total{"), "Prometheus names");
     assertTrue(prometheus.contains("omnium_replica_lag_seconds{"), "base unit seconds");
@@ -243,7 +242,9 @@ class StarterIT {
     assertEquals("unreachable", d.get("primary"));
     String error = String.valueOf(d.get("error"));
     assertFalse(error.isEmpty());
-    if (cluster.password() != null) assertFalse(error.contains(cluster.password()), "no password in health");
+    if (cluster.password() != null) {
+      assertFalse(error.contains(cluster.password()), "no password in health");
+    }
     assertNull(d.get("password"));
   }
 
@@ -255,8 +256,8 @@ class StarterIT {
   }
 
   static HttpResponse<String> get(String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET()
-        .build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(HttpRequest.newBuilder(URI.create(base + path))
+        .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
   static Map<String, Object> read() throws Exception {
@@ -287,7 +288,8 @@ class StarterIT {
 
   /** The single measurement of a meter, optionally narrowed by one {@code tag:value}. */
   static double metric(String name, String tag) throws Exception {
-    HttpResponse<String> res = get("/actuator/metrics/" + name + (tag == null ? "" : "?tag=" + tag));
+    HttpResponse<String> res =
+        get("/actuator/metrics/" + name + (tag == null ? "" : "?tag=" + tag));
     assertEquals(200, res.statusCode(), name + " " + tag + ": " + res.body());
     List<?> measurements = (List<?>) json(res.body()).get("measurements");
     return ((Number) map(measurements.get(0)).get("value")).doubleValue();
@@ -326,30 +328,15 @@ class StarterIT {
     return "null".equals(o) ? null : o;
   }
 
-  static String queryOne(PgNode node, String sql, Object... params) throws Exception {
-    try (Connection c = cluster.connect(node); PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < params.length; i++) ps.setObject(i + 1, params[i]);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getString(1) : null;
-      }
-    }
+  static void poll(String what, Callable<Boolean> condition) throws Exception {
+    Poll.until(DEADLINE, what, condition);
   }
 
-  /** Waits for a condition with a deadline; never a fixed sleep. */
-  static void poll(String what, Callable<Boolean> condition) throws Exception {
-    long end = System.nanoTime() + DEADLINE.toNanos();
-    Throwable last = null;
-    while (System.nanoTime() < end) {
-      try {
-        if (Boolean.TRUE.equals(condition.call())) return;
-        last = null;
-      } catch (Exception | AssertionError e) {
-        last = e;
-      }
-      Thread.sleep(50);
-    }
-    AssertionError failure = new AssertionError("timed out after " + DEADLINE + " waiting for " + what);
-    if (last != null) failure.initCause(last);
-    throw failure;
+  static boolean isTrue(Object o) {
+    return Boolean.TRUE.equals(o);
+  }
+
+  static boolean isFalse(Object o) {
+    return Boolean.FALSE.equals(o);
   }
 }
