@@ -173,11 +173,17 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
     }
   }
 
-  /** Removes every meter this binder registered and stops following routers. */
+  /**
+   * Removes every meter this binder registered and stops following routers; pools created from
+   * now on get no metrics tracker (HikariCP keeps the one a running pool has).
+   */
   @Override
   public synchronized void close() {
     if (registry == null) {
       return;
+    }
+    if (poolMetrics) {
+      OmniumDriver.setPoolMetricsTrackerFactory(null);
     }
     try {
       server.removeNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener);

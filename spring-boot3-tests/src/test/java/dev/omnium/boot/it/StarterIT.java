@@ -45,9 +45,13 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 class StarterIT {
   static final String APP = "starterapp";
   static final Duration DEADLINE = Duration.ofSeconds(30);
-  /** The driver itself writes the heartbeat here (omnium.heartbeat-writer=true). */
+  /**
+   * Passwords required (so spring.datasource.password must reach every session); the driver
+   * itself writes the heartbeat (omnium.heartbeat-writer=true).
+   */
   @RegisterExtension
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).heartbeatTableOnly().build();
+  static final PgSandbox SANDBOX =
+      PgSandbox.builder().replicas(1).requirePasswords().heartbeatTableOnly().build();
   static PgCluster cluster;
   static ConfigurableApplicationContext context;
   static HttpClient http;
@@ -75,9 +79,7 @@ class StarterIT {
         "management.endpoint.health.show-components=always",
         "management.endpoint.health.probes.enabled=true",
         "management.endpoint.health.group.readiness.include=readinessState,omnium"));
-    if (cluster.password() != null) {
-      props.add("spring.datasource.password=" + cluster.password());
-    }
+    props.add("spring.datasource.password=" + cluster.password());
     context = new SpringApplicationBuilder(StarterApp.class)
           .properties(props.toArray(new String[0]))
           // an environment variable, as a container would set it: OMNIUM_LOCK_TIMEOUT
@@ -242,9 +244,8 @@ class StarterIT {
     assertEquals("unreachable", d.get("primary"));
     String error = String.valueOf(d.get("error"));
     assertFalse(error.isEmpty());
-    if (cluster.password() != null) {
-      assertFalse(error.contains(cluster.password()), "no password in health");
-    }
+    assertFalse(error.contains(cluster.password()), "no password in health: " + error);
+    assertFalse(get("/actuator/health").body().contains(cluster.password()));
     assertNull(d.get("password"));
   }
 
