@@ -125,12 +125,9 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
     RouterMXBean router = JMX.newMXBeanProxy(server, name, RouterMXBean.class);
     String tag = routerTag(name);
     List<Meter> list = new ArrayList<>();
-    list.add(counter("omnium.routes", router, tag, RouterMXBean::getPrimaryStatements, "primary",
-        "Statements of read-write work on the primary"));
-    list.add(counter("omnium.routes", router, tag, RouterMXBean::getReplicaRoutes, "replica",
-        "Read-only units of work routed to a replica"));
-    list.add(counter("omnium.routes", router, tag, RouterMXBean::getFallbackRoutes, "fallback",
-        "Read-only units of work routed to the fallback pool on the primary"));
+    list.add(counter(router, tag, RouterMXBean::getPrimaryStatements, "primary"));
+    list.add(counter(router, tag, RouterMXBean::getReplicaRoutes, "replica"));
+    list.add(counter(router, tag, RouterMXBean::getFallbackRoutes, "fallback"));
     list.add(FunctionCounter.builder("omnium.retries", router, safe(RouterMXBean::getRetries))
         .tag("router", tag)
         .description("Reads retried on the fallback pool after a replica conflict or a lost"
@@ -195,12 +192,14 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
     }
   }
 
-  private FunctionCounter counter(String name, RouterMXBean router, String tag,
-      ToDoubleFunction<RouterMXBean> f, String route, String description) {
-    return FunctionCounter.builder(name, router, safe(f))
+  /** One description for every route: Prometheus keeps one HELP line per name. */
+  private FunctionCounter counter(RouterMXBean router, String tag,
+      ToDoubleFunction<RouterMXBean> f, String route) {
+    return FunctionCounter.builder("omnium.routes", router, safe(f))
         .tag("router", tag)
         .tag("route", route)
-        .description(description)
+        .description("Work by route: primary = statements of read-write work; replica, fallback ="
+            + " read-only units of work (transactions or autocommit statements)")
         .register(registry);
   }
 

@@ -34,6 +34,10 @@ final class OmniumHealth {
 
   Result check() {
     List<OmniumDataSources.Entry> entries = sources.entries();
+    if (entries.isEmpty()) {
+      // e.g. spring.datasource.type names another pool: nothing this component can check
+      return new Result(true, Map.of("dataSources", "no HikariCP DataSource over jdbc:omnium:"));
+    }
     if (entries.size() == 1) {
       return check(entries.get(0));
     }
