@@ -1,5 +1,6 @@
 package dev.omnium.jdbc;
 
+import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.DriverManager;
@@ -133,6 +134,19 @@ public final class OmniumDriver implements Driver {
    */
   public static void removeLagAlertListener(LagAlertListener listener) {
     RouterRegistry.removeListener(listener);
+  }
+
+  /**
+   * Gives HikariCP's metrics tracker factory (e.g. its {@code MicrometerMetricsTrackerFactory}) to
+   * every internal pool of every router in this JVM, driver and {@link OmniumDataSource} alike:
+   * the pools that are open now and every later one, so they report HikariCP's own meters
+   * ({@code hikaricp.connections*}) under their pool names. HikariCP accepts one factory per pool:
+   * a pool that already has one keeps it.
+   *
+   * @param factory the factory, or null to give none to pools created from now on
+   */
+  public static void setPoolMetricsTrackerFactory(MetricsTrackerFactory factory) {
+    Pools.metricsTrackerFactory(factory);
   }
 
   /**

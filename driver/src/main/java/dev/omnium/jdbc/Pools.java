@@ -3,9 +3,12 @@ package dev.omnium.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.SQLExceptionOverride;
+import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Builds the internal HikariCP pools the same way for every route. */
 final class Pools {
@@ -22,7 +25,24 @@ final class Pools {
     }
   };
 
+  /** Set by {@link OmniumDriver#setPoolMetricsTrackerFactory}; applied to every pool, once each. */
+  private static volatile MetricsTrackerFactory metricsTrackerFactory;
+  /** Open pools, so a factory set after they started still reaches them; closed ones are pruned. */
+  private static final Set<HikariDataSource> OPEN = ConcurrentHashMap.newKeySet();
+
   private Pools() { }
+
+  /** Gives HikariCP's metrics tracker factory to every open pool and to every later one. */
+  static synchronized void metricsTrackerFactory(MetricsTrackerFactory factory) {
+    metricsTrackerFactory = factory;
+    OPEN.removeIf(HikariDataSource::isClosed);
+    for (HikariDataSource pool : OPEN) {
+      // HikariCP accepts a factory once per pool, even on a running one
+      if (factory != null && pool.getMetricsTrackerFactory() == null) {
+        pool.setMetricsTrackerFactory(factory);
+      }
+    }
+  }
 
   static HikariDataSource create(String poolName, PgConnector connector, int size, int minIdle,
                                  Duration acquireTimeout, Duration maxLifetime) {
@@ -40,7 +60,16 @@ final class Pools {
     hc.setRegisterMbeans(true);
     hc.setAutoCommit(true);
     hc.setExceptionOverride(EVICT_ONLY_DEAD_SESSIONS);
-    return new HikariDataSource(hc);
+    synchronized (Pools.class) {
+      MetricsTrackerFactory factory = metricsTrackerFactory;
+      if (factory != null) {
+        hc.setMetricsTrackerFactory(factory);
+      }
+      HikariDataSource pool = new HikariDataSource(hc);
+      OPEN.removeIf(HikariDataSource::isClosed);
+      OPEN.add(pool);
+      return pool;
+    }
   }
 
   /** Returns a connection to its pool, evicting it first when its session is gone. */

@@ -1,0 +1,5 @@
+CREATE TABLE IF NOT EXISTS orders (
+  id bigserial PRIMARY KEY,
+  item text NOT NULL,
+  placed_at timestamptz NOT NULL DEFAULT now()
+);

@@ -1,0 +1,84 @@
+package dev.omnium.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.jdbc.RouterMXBean;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+
+/** The binder follows routers through JMX; a fixed-figure router bean stands in for a real one. */
+class OmniumMetricsTest {
+  /** A router bean with set figures (pure logic: the suites on the sandbox use real routers). */
+  static final class FixedRouter implements RouterMXBean {
+    long lagMillis = 250;
+    boolean alert;
+
+    @Override public String[] getReplicas() { return new String[] {"r1:5432"}; }
+    @Override public Map<String, Long> getEffectiveLagMillis() {
+      Map<String, Long> m = new LinkedHashMap<>();
+      m.put("r1:5432", lagMillis);
+      return m;
+    }
+    @Override public Map<String, String> getReplicaStates() { return Map.of("r1:5432", "OK"); }
+    @Override public long getMaxAgeMillis() { return 5000; }
+    @Override public long getPrimaryStatements() { return 7; }
+    @Override public long getReplicaRoutes() { return 5; }
+    @Override public long getFallbackRoutes() { return 3; }
+    @Override public long getRetries() { return 1; }
+    @Override public long getReplicaAcquireFailures() { return 0; }
+    @Override public long getWritePositionChecks() { return 0; }
+    @Override public int getFallbackActive() { return 2; }
+    @Override public int getFallbackPoolSize() { return 4; }
+    @Override public boolean isLagAlert() { return alert; }
+    @Override public boolean isHeartbeatLeader() { return true; }
+  }
+
+  @Test
+  void metersOfPresentAndLaterRoutersAndNoneAfterTheyClose() throws Exception {
+    MBeanServer server = MBeanServerFactory.newMBeanServer();
+    FixedRouter first = new FixedRouter();
+    ObjectName a = new ObjectName("dev.omnium:type=Router,name=orders");
+    server.registerMBean(first, a);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (OmniumMetrics metrics = new OmniumMetrics(server, false)) {
+      metrics.bindTo(registry);
+      assertEquals(7, registry.get("omnium.routes").tags("router", "orders", "route", "primary")
+          .functionCounter().count());
+      assertEquals(5, registry.get("omnium.routes").tag("route", "replica").functionCounter()
+          .count());
+      assertEquals(3, registry.get("omnium.routes").tag("route", "fallback").functionCounter()
+          .count());
+      assertEquals(1, registry.get("omnium.retries").functionCounter().count());
+      assertEquals(0.25,
+          registry.get("omnium.replica.lag").tag("replica", "r1:5432").gauge().value());
+      assertEquals(2, registry.get("omnium.fallback.active").gauge().value());
+      assertEquals(4, registry.get("omnium.fallback.max").gauge().value());
+      assertEquals(0, registry.get("omnium.lag.alert").gauge().value());
+      assertEquals(1, registry.get("omnium.heartbeat.writer").gauge().value());
+      first.alert = true;
+      first.lagMillis = -1;
+      assertEquals(1, registry.get("omnium.lag.alert").gauge().value());
+      assertEquals(Double.POSITIVE_INFINITY, registry.get("omnium.replica.lag").gauge().value(),
+          "unknown lag is infinite: no reads go there");
+
+      ObjectName b = new ObjectName("dev.omnium:type=Router,name=\"odd name\"");
+      server.registerMBean(new FixedRouter(), b);
+      assertEquals(4,
+          registry.get("omnium.fallback.max").tag("router", "odd name").gauge().value());
+
+      server.unregisterMBean(a);
+      assertNull(registry.find("omnium.routes").tag("router", "orders").functionCounter(),
+          "a closed router takes its meters with it");
+      assertTrue(
+          registry.find("omnium.routes").tag("router", "odd name").functionCounter() != null);
+    }
+    assertTrue(registry.find("omnium.routes").meters().isEmpty(), "close() removes every meter");
+  }
+}
