@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.Map;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -27,7 +28,8 @@ final class PgConnector implements DataSource {
   static final String PHYSICAL_MARKER = "omnium.physical";
 
   private final String url;
-  private final Properties props;
+  /** Replaced whole (never mutated) when the credentials rotate: a connect reads it once. */
+  private volatile Properties props;
   private final String description;
   private volatile int loginTimeoutSeconds;
 
@@ -38,6 +40,22 @@ final class PgConnector implements DataSource {
     marked.setProperty(PHYSICAL_MARKER, "true"); // see PHYSICAL_MARKER: the agent's recursion guard
     this.props = marked;
     this.description = description;
+  }
+
+  /**
+   * Credential rotation: physical connections opened from now on use {@code secrets} (the secret
+   * keys, such as password, of the latest configuration) instead of the current ones. Connections
+   * already open keep their sessions.
+   *
+   * @param secrets every secret key of the route with its value; keys missing here are dropped
+   */
+  void useSecrets(Map<String, String> secrets) {
+    Properties fresh = new Properties();
+    for (String key : props.stringPropertyNames()) {
+      if (!Secrets.isSecretKey(key)) fresh.setProperty(key, props.getProperty(key));
+    }
+    secrets.forEach(fresh::setProperty);
+    props = fresh;
   }
 
   Connection connect() throws SQLException {
