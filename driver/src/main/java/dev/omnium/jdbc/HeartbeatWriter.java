@@ -183,12 +183,17 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
     }
   }
 
-  @Override
-  public void close() {
+  /** Asks the thread to end without waiting for it. */
+  void stop() {
     closed = true;
     LockSupport.unpark(thread);
+  }
+
+  @Override
+  public void close() {
+    stop();
     try {
-      thread.join(2000);
+      thread.join(200);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -296,12 +296,29 @@ final class LagWatcher implements Runnable, AutoCloseable {
     }
   }
 
-  @Override
-  public void close() {
+  /**
+   * Asks the thread to end without waiting: a probe in flight (on a frozen or dead server) has its
+   * socket aborted now. {@link #close()} then waits briefly.
+   */
+  void stop() {
     closed = true;
     LockSupport.unpark(thread);
+    Connection c = connection;
+    if (c != null && probeStartedNanos != 0) {
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException ignored) {
+        // gone already
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
     try {
-      thread.join(2000);
+      // A thread stuck in a connect ends at its connect timeout; its session is closed at once then.
+      thread.join(200);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

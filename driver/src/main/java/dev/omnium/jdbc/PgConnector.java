@@ -32,6 +32,8 @@ final class PgConnector implements DataSource {
   private volatile Properties props;
   private final String description;
   private volatile int loginTimeoutSeconds;
+  /** Set when the router closes: nothing waits for a connect in flight, nothing new is kept. */
+  private volatile boolean closing;
 
   PgConnector(String url, Properties props, String description) {
     this.url = url;
@@ -70,7 +72,21 @@ final class PgConnector implements DataSource {
     if (c == null) {
       throw new SQLException("omnium: pgjdbc refused the URL for " + description, "08001");
     }
+    if (closing) {
+      // A pool's connect that was in flight when it shut down: its pool would drop it unclosed.
+      c.close();
+      throw new SQLException("omnium: " + description + " is closed", "08003");
+    }
     return c;
+  }
+
+  /**
+   * The router closes: HikariCP's shutdown waits {@link #getLoginTimeout()} for connects in flight
+   * (seconds when a server is down or frozen); from now on it waits for none, and a connect that
+   * completes later closes its session at once.
+   */
+  void closing() {
+    closing = true;
   }
 
   @Override public Connection getConnection() throws SQLException { return connect(); }
@@ -83,7 +99,7 @@ final class PgConnector implements DataSource {
   @Override public PrintWriter getLogWriter() { return null; }
   @Override public void setLogWriter(PrintWriter out) { }
   @Override public void setLoginTimeout(int seconds) { loginTimeoutSeconds = seconds; }
-  @Override public int getLoginTimeout() { return loginTimeoutSeconds; }
+  @Override public int getLoginTimeout() { return closing ? 0 : loginTimeoutSeconds; }
   @Override public Logger getParentLogger() { return Logger.getLogger("dev.omnium.jdbc"); }
 
   @Override

@@ -237,6 +237,11 @@ final class Router implements AutoCloseable, RouterMXBean {
   public void close() {
     if (closed) return;
     closed = true;
+    // Nothing in use must close in well under a second, even with a server down or frozen: no
+    // wait for connects in flight, threads stopped all at once (a stuck probe is aborted).
+    credentials.closing();
+    if (heartbeatWriter != null) heartbeatWriter.stop();
+    for (ReplicaEndpoint r : replicas) r.watcher.stop();
     if (heartbeatWriter != null) heartbeatWriter.close();
     for (ReplicaEndpoint r : replicas) r.watcher.close();
     for (ReplicaEndpoint r : replicas) r.pool.close();

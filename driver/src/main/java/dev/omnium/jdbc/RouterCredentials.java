@@ -24,6 +24,11 @@ final class RouterCredentials {
     return connector;
   }
 
+  /** Router close: see {@link PgConnector#closing()}. */
+  void closing() {
+    for (Tracked t : connectors) t.connector().closing();
+  }
+
   /** Makes {@code latest}'s credentials those of every new physical connection; cheap when equal. */
   void use(OmniumConfig latest) {
     Object key = latest.secretsKey();
