@@ -283,7 +283,8 @@ final class HealthCheck {
               + " on the replica: lag unknown, reads go to the fallback pool");
         } else if (r.beat == Beat.PERMISSION_DENIED || r.beat == Beat.BAD_TABLE_NAME
             || r.beat == Beat.RECOVERY_CONFLICT) {
-          add(Severity.DEGRADED, w, beatProblem(r) + ": lag unknown, reads go to the fallback pool");
+          add(Severity.DEGRADED, w,
+              beatProblem(r) + ": lag unknown, reads go to the fallback pool");
         } else if (r.beat != Beat.OK) {
           add(Severity.DEGRADED, w, "cannot read the heartbeat on the replica: " + r.beatError);
         } else if (r.beatSeconds > maxAgeSeconds()) {

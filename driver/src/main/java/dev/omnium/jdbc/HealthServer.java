@@ -21,7 +21,10 @@ import java.util.Properties;
 final class HealthServer {
 
   /** What reading the heartbeat row gave. */
-  enum Beat { NOT_READ, OK, NO_TABLE, NO_ROW, BAD_TABLE, PERMISSION_DENIED, BAD_TABLE_NAME, RECOVERY_CONFLICT, ERROR }
+  enum Beat {
+    NOT_READ, OK, NO_TABLE, NO_ROW, BAD_TABLE, PERMISSION_DENIED, BAD_TABLE_NAME, RECOVERY_CONFLICT,
+    ERROR
+  }
 
   static final int TOP_TRANSACTIONS = 5;
   static final int TOP_LOCK_WAITS = 10;

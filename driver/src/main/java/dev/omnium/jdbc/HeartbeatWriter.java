@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * <p>A holder that stops without its session dying (a long GC pause, SIGSTOP, a partition where the
  * kernel still acknowledges) must not keep the lock: every session of the writer carries a
  * server-side {@code idle_session_timeout} of {@link #leaseMillis} (a holder is never idle longer
- * than one interval), so the server ends a stopped holder's session and frees the lock; the server's
- * TCP keepalives and {@code tcp_user_timeout} do the same for a host that vanished.
+ * than one interval), so the server ends a stopped holder's session and frees the lock; the
+ * server's TCP keepalives and {@code tcp_user_timeout} do the same for a host that vanished.
  */
 final class HeartbeatWriter implements Runnable, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HeartbeatWriter.class);
@@ -138,17 +138,17 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
     } catch (SQLException e) {
       if (!"42704".equals(e.getSQLState())) throw e;
       if (!"42704".equals(lastProblem)) {
-        log.warn("omnium: this server has no idle_session_timeout (PostgreSQL < 14): a frozen heartbeat"
-            + " writer keeps the writer lock until its session ends");
+        log.warn("omnium: this server has no idle_session_timeout (PostgreSQL < 14): a frozen"
+            + " heartbeat writer keeps the writer lock until its session ends");
       }
       lastProblem = "42704";
     }
     long keepalive = Math.max(1, leaseMillis / 4000);
     try (Statement st = c.createStatement()) {
-      st.execute("SET tcp_keepalives_idle = " + keepalive + "; SET tcp_keepalives_interval = " + keepalive
-          + "; SET tcp_keepalives_count = 3; SET tcp_user_timeout = " + leaseMillis);
+      st.execute("SET tcp_keepalives_idle = " + keepalive + "; SET tcp_keepalives_interval = "
+          + keepalive + "; SET tcp_keepalives_count = 3; SET tcp_user_timeout = " + leaseMillis);
     } catch (SQLException e) {
-      // Unix-socket sessions and old servers have no TCP settings: idle_session_timeout still applies.
+      // Unix-socket sessions and old servers lack TCP settings: idle_session_timeout still works.
       log.debug("omnium: heartbeat session without TCP keepalive settings: {}", e.getMessage());
     }
   }

@@ -26,7 +26,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
 
   /** What the watcher last learned; logged once per change, never once per query. */
   enum State {
-    STARTING, OK, NO_HEARTBEAT_TABLE, NO_HEARTBEAT_ROW, BAD_HEARTBEAT_TABLE, UNREACHABLE, NOT_IN_RECOVERY,
+    STARTING, OK, NO_HEARTBEAT_TABLE, NO_HEARTBEAT_ROW, BAD_HEARTBEAT_TABLE, UNREACHABLE,
+    NOT_IN_RECOVERY,
     /** 42501: the watcher's user may not read the heartbeat table. */
     PERMISSION_DENIED,
     /** 42601: the configured table name is not valid SQL unqualified (a reserved word). */
@@ -94,7 +95,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
   }
 
   void start() {
-    quietUntilNanos = System.nanoTime() + Math.max(10 * intervalNanos, TimeUnit.SECONDS.toNanos(10));
+    quietUntilNanos = System.nanoTime()
+        + Math.max(10 * intervalNanos, TimeUnit.SECONDS.toNanos(10));
     thread.start();
   }
 
@@ -208,8 +210,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
     }
     if (quiet && System.nanoTime() - quietUntilNanos > 0) {
       quiet = false; // the grace is over and the heartbeat is still missing: now it is a problem
-      log.warn("omnium: replica {} lag still unknown ({}): {}. Reads go to the fallback pool until it recovers.",
-          name, state, lastError);
+      log.warn("omnium: replica {} lag still unknown ({}): {}. Reads go to the fallback pool"
+          + " until it recovers.", name, state, lastError);
     }
   }
 
@@ -218,10 +220,10 @@ final class LagWatcher implements Runnable, AutoCloseable {
     if ("42P01".equals(sqlState) || "3F000".equals(sqlState)) {
       // No heartbeat table: still tell a misconfigured primary apart from a replica without the table.
       moveTo(isInRecovery() ? State.NO_HEARTBEAT_TABLE : State.NOT_IN_RECOVERY, writerHere
-          ? "table " + table + " does not exist yet (the heartbeat writer of this process creates it on the"
-              + " primary once elected; if this lasts, see the writer's log)"
-          : "table " + table + " does not exist (enable heartbeatWriter=true in one application, run"
-              + " java -jar omnium-jdbc.jar heartbeat, or create and write it on the primary)");
+          ? "table " + table + " does not exist yet (the heartbeat writer of this process"
+              + " creates it on the primary once elected; if this lasts, see the writer's log)"
+          : "table " + table + " does not exist (enable heartbeatWriter=true in one application,"
+              + " run java -jar omnium-jdbc.jar heartbeat, or create and write it on the primary)");
     } else if ("42501".equals(sqlState)) {
       moveTo(State.PERMISSION_DENIED, HeartbeatProblems.permissionDenied(table, e.getMessage()));
     } else if ("42601".equals(sqlState)) {
@@ -261,19 +263,21 @@ final class LagWatcher implements Runnable, AutoCloseable {
         if (prev == State.STARTING) {
           log.info("omnium: replica {} heartbeat readable; reads may route to it", name);
         } else {
-          log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it", name, prev);
+          log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it",
+              name, prev);
         }
         break;
       case NO_HEARTBEAT_TABLE:
       case NO_HEARTBEAT_ROW:
-        if (writerHere && (prev == State.STARTING || wasQuiet) && System.nanoTime() - quietUntilNanos < 0) {
+        boolean firstStart = prev == State.STARTING || wasQuiet;
+        if (writerHere && firstStart && System.nanoTime() - quietUntilNanos < 0) {
           quiet = true;
-          log.info("omnium: replica {} has no heartbeat yet ({}): {}. Reads go to the fallback pool until it"
-              + " replicates.", name, next, detail);
+          log.info("omnium: replica {} has no heartbeat yet ({}): {}. Reads go to the fallback pool"
+              + " until it replicates.", name, next, detail);
           break;
         }
-        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until it recovers.",
-            name, next, detail);
+        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until it"
+            + " recovers.", name, next, detail);
         break;
       case NOT_IN_RECOVERY:
         log.error("omnium: configured replica {} is NOT a replica: {}. No reads are routed to it.", name, detail);
@@ -317,7 +321,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
   public void close() {
     stop();
     try {
-      // A thread stuck in a connect ends at its connect timeout; its session is closed at once then.
+      // A thread stuck in a connect ends at its connect timeout, and closes that session at once.
       thread.join(200);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

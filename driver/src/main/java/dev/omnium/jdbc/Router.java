@@ -64,16 +64,14 @@ final class Router implements AutoCloseable, RouterMXBean {
     String app = config.applicationName();
     this.credentials = new RouterCredentials(config);
 
-    PgConnector primaryConnector = credentials.track(Route.PRIMARY, new PgConnector(config.primaryUrl(),
-        ClientTimeouts.apply(config, Route.PRIMARY, config.physicalProperties(Route.PRIMARY)), app + " primary"));
+    PgConnector primaryConnector = connector(Route.PRIMARY, config.primaryUrl(), app + " primary");
     this.primary = pooledPrimary
         ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, primaryConnector,
             config.primaryPoolSize(), config.primaryPoolSize(), config.poolTimeout(), config.maxLifetime()))
         : PrimarySource.direct(primaryConnector);
 
     this.fallback = Pools.create(app + "-fallback-" + id,
-        credentials.track(Route.FALLBACK, new PgConnector(config.primaryUrl(),
-            ClientTimeouts.apply(config, Route.FALLBACK, config.physicalProperties(Route.FALLBACK)), app + " fallback")),
+        connector(Route.FALLBACK, config.primaryUrl(), app + " fallback"),
         config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
     this.fallbackBudget = FallbackBudget.join(config);
 
@@ -83,11 +81,8 @@ final class Router implements AutoCloseable, RouterMXBean {
       HostSpec h = hosts.get(i);
       String name = h.toString();
       String url = config.replicaUrl(h);
-      PgConnector pooled = credentials.track(Route.REPLICA, new PgConnector(url,
-          ClientTimeouts.apply(config, Route.REPLICA, config.physicalProperties(Route.REPLICA)), app + " replica " + name));
-      PgConnector watching = credentials.track(Route.WATCHER, new PgConnector(url,
-          ClientTimeouts.apply(config, Route.WATCHER, config.physicalProperties(Route.WATCHER)),
-          app + " lag watcher " + name));
+      PgConnector pooled = connector(Route.REPLICA, url, app + " replica " + name);
+      PgConnector watching = connector(Route.WATCHER, url, app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
           "omnium-lag-" + app + "-" + name);
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
@@ -99,9 +94,8 @@ final class Router implements AutoCloseable, RouterMXBean {
     }
     for (ReplicaEndpoint r : replicas) r.watcher.start();
     if (config.heartbeatWriter()) {
-      Properties hb = ClientTimeouts.apply(config, Route.HEARTBEAT, config.physicalProperties(Route.HEARTBEAT));
-      heartbeatWriter = new HeartbeatWriter(credentials.track(Route.HEARTBEAT,
-          new PgConnector(config.primaryUrl(), hb, app + " heartbeat writer")),
+      heartbeatWriter = new HeartbeatWriter(
+          connector(Route.HEARTBEAT, config.primaryUrl(), app + " heartbeat writer"),
           config.heartbeatTable(), config.heartbeatInterval(), "omnium-heartbeat-" + app);
       heartbeatWriter.start();
     } else {
@@ -112,6 +106,15 @@ final class Router implements AutoCloseable, RouterMXBean {
       log.info("omnium: no replica configured for {}: read-only work runs on the primary through the fallback pool"
           + " (at most {} connections)", app, config.fallbackPoolSize());
     }
+  }
+
+  /**
+   * A connector for {@code route}: its session settings, its client-side bounds, and credentials
+   * that follow rotation.
+   */
+  private PgConnector connector(Route route, String url, String label) {
+    Properties p = ClientTimeouts.apply(config, route, config.physicalProperties(route));
+    return credentials.track(route, new PgConnector(url, p, label));
   }
 
   private ObjectName register(String app) {
@@ -192,20 +195,22 @@ final class Router implements AutoCloseable, RouterMXBean {
     }
   }
 
-  /** fallbackPoolSize is a cap per process for one primary database and user, see FallbackBudget. */
+  /** fallbackPoolSize caps one primary database and user per process: see FallbackBudget. */
   private void takeFallbackPermit() throws SQLException {
     boolean taken;
     try {
       taken = fallbackBudget.acquire(config.poolTimeout().toNanos());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new SQLTransientConnectionException("omnium: interrupted waiting for a fallback connection", "08001", e);
+      throw new SQLTransientConnectionException(
+          "omnium: interrupted waiting for a fallback connection", "08001", e);
     }
     if (!taken) {
-      throw new SQLTransientConnectionException("omnium: no fallback connection to the primary within poolTimeout ("
-          + config.poolTimeout().toMillis() + " ms): all " + fallbackBudget.size + " (fallbackPoolSize, a cap per"
-          + " process for this primary database and user) are in use because no replica is fresh enough for maxAge",
-          "08001");
+      throw new SQLTransientConnectionException(
+          "omnium: no fallback connection to the primary within poolTimeout ("
+              + config.poolTimeout().toMillis() + " ms): all " + fallbackBudget.size
+              + " (fallbackPoolSize, a cap per process for this primary database and user) are"
+              + " in use because no replica is fresh enough for maxAge", "08001");
     }
   }
 

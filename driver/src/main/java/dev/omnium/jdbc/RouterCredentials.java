@@ -29,7 +29,7 @@ final class RouterCredentials {
     for (Tracked t : connectors) t.connector().closing();
   }
 
-  /** Makes {@code latest}'s credentials those of every new physical connection; cheap when equal. */
+  /** Makes {@code latest}'s credentials those of every new physical connection; cheap if equal. */
   void use(OmniumConfig latest) {
     Object key = latest.secretsKey();
     if (key.equals(current)) return;

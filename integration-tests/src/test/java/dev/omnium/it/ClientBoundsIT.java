@@ -49,9 +49,9 @@ class ClientBoundsIT {
   @Test
   void fallbackReadsAndPrimaryWorkInFlightEndWhenThePrimaryFreezes() throws Exception {
     // No replica: every read takes the fallback route on the primary.
-    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?applicationName=bounds&statementTimeout=2s&clientTimeoutMargin=1s&poolTimeout=2s&user="
-        + cluster.user();
+    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/"
+        + cluster.database() + "?applicationName=bounds&statementTimeout=2s"
+        + "&clientTimeoutMargin=1s&poolTimeout=2s&user=" + cluster.user();
     ExecutorService pool = Executors.newFixedThreadPool(2);
     Connection read = DriverManager.getConnection(url);
     Connection write = DriverManager.getConnection(url);
@@ -73,10 +73,11 @@ class ClientBoundsIT {
       SQLException fe = within(fallback, "the fallback read");
       SQLException pe = within(primary, "the primary statement");
       long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-      System.out.println("FIGURE frozen primary, statementTimeout=2s + clientTimeoutMargin=1s: fallback read and"
-          + " primary statement failed after " + millis + " ms (" + fe.getSQLState() + ", " + pe.getSQLState() + ")");
-      assertTrue(fe.getSQLState() != null && fe.getSQLState().startsWith("08"), fe + " / " + fe.getSQLState());
-      assertTrue(pe.getSQLState() != null && pe.getSQLState().startsWith("08"), pe + " / " + pe.getSQLState());
+      System.out.println("FIGURE frozen primary, statementTimeout=2s + clientTimeoutMargin=1s:"
+          + " fallback read and primary statement failed after " + millis + " ms ("
+          + fe.getSQLState() + ", " + pe.getSQLState() + ")");
+      assertLost(fe);
+      assertLost(pe);
     } finally {
       if (frozen) cluster.thaw(cluster.primary());
       pool.shutdownNow();
@@ -90,6 +91,11 @@ class ClientBoundsIT {
         return "bounds:fallback".equals(Where.of(c).applicationName());
       }
     });
+  }
+
+  private static void assertLost(SQLException e) {
+    String state = e.getSQLState();
+    assertTrue(state != null && state.startsWith("08"), e + " / " + state);
   }
 
   private static SQLException failureOf(Connection c) {
@@ -107,7 +113,8 @@ class ClientBoundsIT {
       if (e == null) fail(what + " succeeded on a frozen primary");
       return e;
     } catch (TimeoutException hang) {
-      throw new AssertionError(what + " still hangs after " + HANG_SECONDS + " s on a frozen primary");
+      throw new AssertionError(what + " still hangs after " + HANG_SECONDS
+          + " s on a frozen primary");
     } catch (ExecutionException e) {
       throw new AssertionError(what + " failed unexpectedly", e.getCause());
     }

@@ -52,8 +52,9 @@ class HeartbeatFreezeIT {
   /** application_name of the session holding the writer lock, as the primary reports it. */
   static String leader() throws SQLException {
     try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery("SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a"
-             + " ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted"
+         ResultSet rs = st.executeQuery("SELECT a.application_name FROM pg_locks l"
+             + " JOIN pg_stat_activity a ON a.pid = l.pid"
+             + " WHERE l.locktype = 'advisory' AND l.granted"
              + " AND a.application_name LIKE 'hbf-%:heartbeat'")) {
       String name = rs.next() ? rs.getString(1) : null;
       return rs.next() ? "more than one: " + name : name;
@@ -62,7 +63,8 @@ class HeartbeatFreezeIT {
 
   static double beatAge() throws SQLException {
     try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery("SELECT extract(epoch FROM now() - beat_at) FROM replica_heartbeat")) {
+         ResultSet rs = st.executeQuery(
+             "SELECT extract(epoch FROM now() - beat_at) FROM replica_heartbeat")) {
       return rs.next() ? rs.getDouble(1) : Double.MAX_VALUE;
     }
   }
@@ -78,30 +80,32 @@ class HeartbeatFreezeIT {
     Files.createDirectories(log.getParent());
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     Process frozen = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
-        "-Dorg.slf4j.simpleLogger.showDateTime=true", HeartbeatLeaderMain.class.getName(), url("hbf-frozen")))
+        "-Dorg.slf4j.simpleLogger.showDateTime=true", HeartbeatLeaderMain.class.getName(),
+        url("hbf-frozen")))
         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     OmniumDataSource standby = null;
     boolean stopped = false;
     try {
-      Poll.until(Duration.ofSeconds(60), "the forked JVM to lead", () -> "hbf-frozen:heartbeat".equals(leader()));
+      Poll.until(Duration.ofSeconds(60), "the forked JVM to lead",
+          () -> "hbf-frozen:heartbeat".equals(leader()));
       standby = new OmniumDataSource(url("hbf-standby"));
       standby.metrics();
       OmniumDataSource ds = standby;
-      Poll.until(Duration.ofSeconds(20), "reads on the replica with the forked writer's heartbeat", () -> {
+      Poll.until(Duration.ofSeconds(20), "reads on the replica on the forked writer's beat", () -> {
         try (OmniumConnection c = ds.read()) {
           return Where.of(c).inRecovery();
         }
       });
-      assertEquals("hbf-frozen:heartbeat", leader(), "the first writer keeps the lock while it runs");
+      assertEquals("hbf-frozen:heartbeat", leader(), "the first writer keeps the lock");
 
       signal(frozen.pid(), "STOP");
       stopped = true;
-      Duration takeover = Poll.until(Duration.ofSeconds(30), "another writer to take over from the frozen one",
+      Duration takeover = Poll.until(Duration.ofSeconds(30), "another writer to take over",
           () -> "hbf-standby:heartbeat".equals(leader()));
-      System.out.println("FIGURE heartbeat takeover after SIGSTOP of the leader JVM (interval 250ms): "
-          + takeover.toMillis() + " ms");
+      System.out.println("FIGURE heartbeat takeover after SIGSTOP of the leader JVM"
+          + " (interval 250ms): " + takeover.toMillis() + " ms");
       assertTrue(standby.metrics().isHeartbeatLeader(), "the driver knows it leads now");
-      Poll.until(Duration.ofSeconds(10), "a fresh heartbeat from the new leader", () -> beatAge() < 1.0);
+      Poll.until(Duration.ofSeconds(10), "a fresh beat from the new leader", () -> beatAge() < 1.0);
       Poll.until(Duration.ofSeconds(20), "reads on the replica again", () -> {
         try (OmniumConnection c = ds.read()) {
           return Where.of(c).inRecovery();

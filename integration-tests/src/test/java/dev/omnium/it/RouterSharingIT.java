@@ -180,6 +180,30 @@ class RouterSharingIT {
   }
 
   @Test
+  void anAuthenticationPluginKeepsWorkingAcrossRotations() throws Exception {
+    String app = "plugin";
+    String url = url(app,
+        "authenticationPluginClassName=" + RotatingPasswordPlugin.class.getName());
+    for (String pw : List.of("pw-a", "pw-b")) {
+      setPassword(pw);
+      RotatingPasswordPlugin.current = pw;
+      for (PgNode node : List.of(cluster.primary(), cluster.replica(0))) {
+        try (Connection c = cluster.connect(node); Statement st = c.createStatement()) {
+          st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+              + " WHERE usename = 'app'");
+        }
+      }
+      try (Connection c = DriverManager.getConnection(url)) {
+        assertEquals(app, Where.of(c).applicationName());
+        Poll.until(Duration.ofSeconds(20), "a replica read through the plugin's password " + pw,
+            () -> readOnReplica(c).inRecovery());
+      }
+      assertEquals(1, routerBeans(app), "one router");
+      assertEquals(1, sessions(cluster.replica(0), app + ":lag"), "one lag watcher session");
+    }
+  }
+
+  @Test
   void aDifferentMaxAgeSharesTheRouterAndKeepsItsOwnBound() throws Exception {
     String app = "ages";
     setPassword("pw-1");
@@ -205,12 +229,14 @@ class RouterSharingIT {
     String app = "idle";
     setPassword("pw-1");
     try (Connection c = connect(url(app, "routerIdleTimeout=1s&fallbackPoolSize=1"), "pw-1")) {
-      Poll.until(Duration.ofSeconds(20), "a read on the replica", () -> readOnReplica(c).inRecovery());
+      Poll.until(Duration.ofSeconds(20), "a read on the replica",
+          () -> readOnReplica(c).inRecovery());
       Thread.sleep(1_500); // longer than routerIdleTimeout: an open connection keeps its router
       assertTrue(readOnReplica(c).inRecovery(), "the router of an open connection stays");
       assertEquals(1, routerBeans(app));
     }
-    Poll.until(Duration.ofSeconds(20), "the idle router to close itself", () -> routerBeans(app) == 0
+    Poll.until(Duration.ofSeconds(20), "the idle router to close itself", () ->
+        routerBeans(app) == 0
         && poolBeans(app) == 0 && threads("omnium-lag-" + app + "-") == 0
         && threads("omnium-router-reaper") == 0
         && Sessions.countLike(cluster, cluster.replica(0), app) == 0
@@ -227,8 +253,8 @@ class RouterSharingIT {
     setPassword("pw-1");
     // Two configurations (different application names, so two routers), no replica: every read
     // takes the fallback route.
-    String base = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?user=app&fallbackPoolSize=2&poolTimeout=500ms&applicationName=";
+    String base = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/"
+        + cluster.database() + "?user=app&fallbackPoolSize=2&poolTimeout=500ms&applicationName=";
     List<Connection> held = new ArrayList<>();
     try {
       for (int i = 0; i < 2; i++) {
@@ -258,7 +284,8 @@ class RouterSharingIT {
     setPassword("pw-1");
     String url = url("fastclose", "heartbeatWriter=false");
     try (Connection c = connect(url, "pw-1")) {
-      Poll.until(Duration.ofSeconds(20), "a read on the replica", () -> readOnReplica(c).inRecovery());
+      Poll.until(Duration.ofSeconds(20), "a read on the replica",
+          () -> readOnReplica(c).inRecovery());
       c.setReadOnly(true);
       c.setAutoCommit(true);
       Where.of(c); // and one read on each route's pool, so every pool has sessions to close
@@ -271,15 +298,17 @@ class RouterSharingIT {
     p.setProperty("password", "pw-1");
     OmniumDataSource ds = new OmniumDataSource(url("fastclose-ds", "primaryPoolSize=2"), p);
     try (Connection c = ds.getConnection()) {
-      Poll.until(Duration.ofSeconds(20), "a read on the replica", () -> readOnReplica(c).inRecovery());
+      Poll.until(Duration.ofSeconds(20), "a read on the replica",
+          () -> readOnReplica(c).inRecovery());
     }
     start = System.nanoTime();
     ds.close();
     long dataSourceMillis = (System.nanoTime() - start) / 1_000_000;
-    System.out.println("FIGURE close: OmniumDriver.shutdown() " + driverMillis + " ms, OmniumDataSource.close() "
-        + dataSourceMillis + " ms");
+    System.out.println("FIGURE close: OmniumDriver.shutdown() " + driverMillis
+        + " ms, OmniumDataSource.close() " + dataSourceMillis + " ms");
     assertTrue(driverMillis < 1000, "OmniumDriver.shutdown() took " + driverMillis + " ms");
-    assertTrue(dataSourceMillis < 1000, "OmniumDataSource.close() took " + dataSourceMillis + " ms");
+    assertTrue(dataSourceMillis < 1000,
+        "OmniumDataSource.close() took " + dataSourceMillis + " ms");
     Poll.until(Duration.ofSeconds(10), "no session left", () ->
         Sessions.countLike(cluster, cluster.primary(), "fastclose") == 0
             && Sessions.countLike(cluster, cluster.replica(0), "fastclose") == 0);
@@ -290,23 +319,27 @@ class RouterSharingIT {
     setPassword("pw-1");
     Properties p = new Properties();
     p.setProperty("password", "pw-1");
-    OmniumDataSource ds = new OmniumDataSource(url("frozenclose", "primaryPoolSize=2&replicaPoolSize=4"), p);
+    OmniumDataSource ds = new OmniumDataSource(
+        url("frozenclose", "primaryPoolSize=2&replicaPoolSize=4"), p);
     boolean frozen = false;
     try {
       try (Connection c = ds.getConnection()) {
-        Poll.until(Duration.ofSeconds(20), "a read on the replica", () -> readOnReplica(c).inRecovery());
+        Poll.until(Duration.ofSeconds(20), "a read on the replica",
+          () -> readOnReplica(c).inRecovery());
       }
       cluster.freeze(cluster.replica(0));
       frozen = true;
       // The watcher's probe now hangs on the frozen server, the pool's connects too.
       Poll.until(Duration.ofSeconds(20), "the watcher to notice", () ->
           !"OK".equals(ds.metrics().getReplicaStates().get(cluster.replica(0).hostPort())));
-      Thread.sleep(300); // past the watcher's next interval: it is connecting to the frozen server now
+      Thread.sleep(300); // past the watcher's next interval: it connects to the frozen server
       long start = System.nanoTime();
       ds.close();
       long millis = (System.nanoTime() - start) / 1_000_000;
-      System.out.println("FIGURE close with a frozen replica: OmniumDataSource.close() " + millis + " ms");
-      assertTrue(millis < 1000, "OmniumDataSource.close() with a frozen replica took " + millis + " ms");
+      System.out.println("FIGURE close with a frozen replica: OmniumDataSource.close() "
+          + millis + " ms");
+      assertTrue(millis < 1000,
+          "OmniumDataSource.close() with a frozen replica took " + millis + " ms");
     } finally {
       ds.close();
       if (frozen) cluster.thaw(cluster.replica(0));

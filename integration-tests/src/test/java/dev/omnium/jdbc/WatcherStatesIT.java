@@ -56,23 +56,28 @@ class WatcherStatesIT {
     return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
         + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
         + "&heartbeatInterval=200ms&maxAge=2s&user=" + cluster.user()
-        + "&primaryPoolSize=1&replicaPoolSize=1&fallbackPoolSize=1" + (extra == null ? "" : "&" + extra);
+        + "&primaryPoolSize=1&replicaPoolSize=1&fallbackPoolSize=1"
+        + (extra == null ? "" : "&" + extra);
   }
 
-  static Duration poll(Duration deadline, String what, Callable<Boolean> condition) throws Exception {
+  static Duration poll(Duration deadline, String what, Callable<Boolean> condition)
+      throws Exception {
     long start = System.nanoTime();
     long end = start + deadline.toNanos();
     Exception last = null;
     while (System.nanoTime() < end) {
       try {
-        if (Boolean.TRUE.equals(condition.call())) return Duration.ofNanos(System.nanoTime() - start);
+        if (Boolean.TRUE.equals(condition.call())) {
+          return Duration.ofNanos(System.nanoTime() - start);
+        }
         last = null;
       } catch (Exception e) {
         last = e;
       }
       Thread.sleep(20);
     }
-    AssertionError failure = new AssertionError("timed out after " + deadline + " waiting for " + what);
+    AssertionError failure =
+        new AssertionError("timed out after " + deadline + " waiting for " + what);
     if (last != null) failure.initCause(last);
     throw failure;
   }
@@ -88,8 +93,9 @@ class WatcherStatesIT {
   /** The lag watcher's backend on the replica: pid and start, as the replica reports them. */
   static String watcherSession(String app) throws SQLException {
     try (Connection c = cluster.connect(cluster.replica(0));
-         PreparedStatement ps = c.prepareStatement("SELECT string_agg(pid || '@' || backend_start, ',')"
-             + " FROM pg_stat_activity WHERE application_name = ?")) {
+         PreparedStatement ps = c.prepareStatement(
+             "SELECT string_agg(pid || '@' || backend_start, ',') FROM pg_stat_activity"
+                 + " WHERE application_name = ?")) {
       ps.setString(1, app + ":lag");
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -100,7 +106,8 @@ class WatcherStatesIT {
 
   static String check(String url) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    HealthCheck.run(url, new Properties(), false, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    HealthCheck.run(url, new Properties(), false, out);
     return bytes.toString(StandardCharsets.UTF_8);
   }
 
@@ -149,10 +156,12 @@ class WatcherStatesIT {
       }
       return null;
     });
-    List<String> ours = lines.stream().filter(l -> l.contains("dev.omnium")).collect(Collectors.toList());
+    List<String> ours =
+        lines.stream().filter(l -> l.contains("dev.omnium")).collect(Collectors.toList());
     List<String> loud = ours.stream().filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
         .collect(Collectors.toList());
-    assertEquals(List.of(), loud, "a healthy first start logs no warning; all lines:\n" + String.join("\n", ours));
+    assertEquals(List.of(), loud,
+        "a healthy first start logs no warning; all lines:\n" + String.join("\n", ours));
     for (String l : ours) {
       assertFalse(l.contains("enable heartbeatWriter=true"), "a hint that is not true here: " + l);
       assertFalse(l.contains("readable again (was STARTING)"), "nothing was readable before: " + l);
@@ -165,7 +174,8 @@ class WatcherStatesIT {
     try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
       st.execute("CREATE TABLE IF NOT EXISTS replica_heartbeat (id int PRIMARY KEY CHECK (id = 1),"
           + " beat_at timestamptz NOT NULL)");
-      st.execute("INSERT INTO replica_heartbeat VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET beat_at = now()");
+      st.execute("INSERT INTO replica_heartbeat VALUES (1, now())"
+          + " ON CONFLICT (id) DO UPDATE SET beat_at = now()");
       st.execute("CREATE ROLE watcher LOGIN");
     }
     cluster.awaitCaughtUp(cluster.replica(0));
