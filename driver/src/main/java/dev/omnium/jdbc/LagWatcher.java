@@ -13,10 +13,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Measures one replica's lag from the heartbeat row, on a dedicated connection and thread.
  *
- * <p>The whole measurement is one volatile long, {@code beatNanos}: the local {@link System#nanoTime()}
- * at which the replica's data was current. Effective lag is then {@code now - beatNanos}, which is
- * "last measured lag + time since the measurement" without any arithmetic on the hot path. The
- * measurement is taken against the time the probe was sent, so it can only overstate lag.
+ * <p>The whole measurement is one volatile long, {@code beatNanos}: the local {@link
+ * System#nanoTime()} at which the replica's data was current. Effective lag is then {@code now -
+ * beatNanos}, which is "last measured lag + time since the measurement" without any arithmetic on
+ * the hot path. The measurement is taken against the time the probe was sent, so it can only
+ * overstate lag.
  */
 final class LagWatcher implements Runnable, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LagWatcher.class);
@@ -45,7 +46,10 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private final Thread thread;
 
   private volatile long beatNanos = UNKNOWN;
-  /** When the probe in flight was started, 0 when none: a probe that hangs marks the replica unhealthy. */
+  /**
+   * When the probe in flight was started, 0 when none: a probe that hangs marks the replica
+   * unhealthy.
+   */
   private volatile long probeStartedNanos;
   private volatile long replayLsn; // 0: unknown (compares below every real position)
   private volatile State state = State.STARTING;
@@ -59,14 +63,16 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private long quietUntilNanos;
   private boolean quiet;
 
-  LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval, String threadName) {
+  LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval,
+      String threadName) {
     this.name = name;
     this.connector = connector;
     this.table = heartbeatTable;
     this.query = "SELECT pg_is_in_recovery(), extract(epoch FROM now() - beat_at)::float8, "
         + "pg_last_wal_replay_lsn()::text FROM " + heartbeatTable + " WHERE id = 1";
     this.intervalNanos = interval.toNanos();
-    // A healthy probe takes milliseconds; one that takes two intervals means a frozen or black-holed server.
+    // A healthy probe takes milliseconds; one that takes two intervals means a frozen or
+    // black-holed server.
     this.stallNanos = Math.max(2 * intervalNanos, TimeUnit.MILLISECONDS.toNanos(1000));
     this.thread = new Thread(this, threadName);
     this.thread.setDaemon(true);
@@ -81,7 +87,9 @@ final class LagWatcher implements Runnable, AutoCloseable {
     return alert;
   }
 
-  /** Set before {@link #start()}: run when a probe times out (the server does not answer at all). */
+  /**
+   * Set before {@link #start()}: run when a probe times out (the server does not answer at all).
+   */
   void onTimeout(Runnable action) {
     this.onTimeout = action;
   }
@@ -135,8 +143,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
   }
 
   /**
-   * Stores a measurement: the replica reported {@code lagSeconds} for a probe sent at {@code sentNanos}.
-   * Negative readings (clock skew between the servers) count as zero.
+   * Stores a measurement: the replica reported {@code lagSeconds} for a probe sent at {@code
+   * sentNanos}. Negative readings (clock skew between the servers) count as zero.
    */
   void record(long sentNanos, double lagSeconds) {
     long lagNanos = lagSeconds > 0 ? (long) (lagSeconds * 1e9) : 0L;
@@ -186,7 +194,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
         String lsn = rs.getString(3);
         if (!inRecovery) {
           beatNanos = UNKNOWN;
-          moveTo(State.NOT_IN_RECOVERY, "the server is not in recovery: it is a primary, not a replica");
+          moveTo(State.NOT_IN_RECOVERY,
+              "the server is not in recovery: it is a primary, not a replica");
           return;
         }
         replayLsn = lsn == null ? 0 : Lsn.parse(lsn);
@@ -218,7 +227,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private void onError(SQLException e) {
     String sqlState = e.getSQLState();
     if ("42P01".equals(sqlState) || "3F000".equals(sqlState)) {
-      // No heartbeat table: still tell a misconfigured primary apart from a replica without the table.
+      // No heartbeat table: still tell a misconfigured primary apart from a replica without the
+      // table.
       moveTo(isInRecovery() ? State.NO_HEARTBEAT_TABLE : State.NOT_IN_RECOVERY, writerHere
           ? "table " + table + " does not exist yet (the heartbeat writer of this process"
               + " creates it on the primary once elected; if this lasts, see the writer's log)"
@@ -233,7 +243,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
       moveTo(State.RECOVERY_CONFLICT, HeartbeatProblems.recoveryConflict(e.getMessage()));
     } else if ("42703".equals(sqlState) || "42804".equals(sqlState) || "42883".equals(sqlState)) {
       moveTo(State.BAD_HEARTBEAT_TABLE, "table " + table
-          + " has the wrong shape: expected (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL): "
+          + " has the wrong shape: expected (id int PRIMARY KEY CHECK (id = 1), beat_at"
+          + " timestamptz NOT NULL): "
           + e.getMessage());
     } else {
       closeConnection();
@@ -244,7 +255,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
   }
 
   private boolean isInRecovery() {
-    try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+    try (Statement st = connection.createStatement(); ResultSet rs =
+        st.executeQuery("SELECT pg_is_in_recovery()")) {
       return rs.next() && rs.getBoolean(1);
     } catch (SQLException | RuntimeException e) {
       return true;
@@ -280,10 +292,12 @@ final class LagWatcher implements Runnable, AutoCloseable {
             + " recovers.", name, next, detail);
         break;
       case NOT_IN_RECOVERY:
-        log.error("omnium: configured replica {} is NOT a replica: {}. No reads are routed to it.", name, detail);
+        log.error("omnium: configured replica {} is NOT a replica: {}. No reads are routed to it.",
+            name, detail);
         break;
       default:
-        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until it recovers.",
+        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until"
+            + " it recovers.",
             name, next, detail);
     }
   }

@@ -59,7 +59,8 @@ final class Router implements AutoCloseable, RouterMXBean {
   Router(OmniumConfig config, boolean pooledPrimary) {
     this.config = config;
     this.defaultMaxAgeNanos = config.maxAge().toNanos();
-    this.writePositions = new WritePositions(config.readYourWrites(), config.readYourWritesTtl().toNanos());
+    this.writePositions = new WritePositions(config.readYourWrites(),
+        config.readYourWritesTtl().toNanos());
     int id = SEQUENCE.incrementAndGet();
     String app = config.applicationName();
     this.credentials = new RouterCredentials(config);
@@ -67,7 +68,8 @@ final class Router implements AutoCloseable, RouterMXBean {
     PgConnector primaryConnector = connector(Route.PRIMARY, config.primaryUrl(), app + " primary");
     this.primary = pooledPrimary
         ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, primaryConnector,
-            config.primaryPoolSize(), config.primaryPoolSize(), config.poolTimeout(), config.maxLifetime()))
+            config.primaryPoolSize(), config.primaryPoolSize(), config.poolTimeout(),
+                config.maxLifetime()))
         : PrimarySource.direct(primaryConnector);
 
     this.fallback = Pools.create(app + "-fallback-" + id,
@@ -83,12 +85,15 @@ final class Router implements AutoCloseable, RouterMXBean {
       String url = config.replicaUrl(h);
       PgConnector pooled = connector(Route.REPLICA, url, app + " replica " + name);
       PgConnector watching = connector(Route.WATCHER, url, app + " lag watcher " + name);
-      LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
+      LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
+          config.heartbeatInterval(),
           "omnium-lag-" + app + "-" + name);
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
-          config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(), config.maxLifetime());
+          config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(),
+              config.maxLifetime());
       watcher.expectWriter(config.heartbeatWriter());
-      watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(), listeners));
+      watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
+          listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool);
       watcher.onTimeout(replicas[i]::abortLent);
     }
@@ -103,7 +108,8 @@ final class Router implements AutoCloseable, RouterMXBean {
     }
     this.objectName = register(app);
     if (replicas.length == 0) {
-      log.info("omnium: no replica configured for {}: read-only work runs on the primary through the fallback pool"
+      log.info("omnium: no replica configured for {}: read-only work runs on the primary through"
+          + " the fallback pool"
           + " (at most {} connections)", app, config.fallbackPoolSize());
     }
   }
@@ -183,12 +189,16 @@ final class Router implements AutoCloseable, RouterMXBean {
       Throwable cause = e.getCause();
       if (cause != null) {
         // HikariCP could not open a connection at all: say why, not that the pool is busy.
-        throw new SQLTransientConnectionException("omnium: cannot open a fallback connection to the primary"
-            + " within poolTimeout (" + config.poolTimeout().toMillis() + " ms): " + cause.getMessage(), state, e);
+        throw new SQLTransientConnectionException("omnium: cannot open a fallback connection to"
+            + " the primary"
+            + " within poolTimeout (" + config.poolTimeout().toMillis() + " ms): "
+            + cause.getMessage(), state, e);
       }
       throw new SQLTransientConnectionException(
-          "omnium: no fallback connection to the primary within poolTimeout (" + config.poolTimeout().toMillis()
-              + " ms): all " + config.fallbackPoolSize() + " (fallbackPoolSize) are in use because no replica is"
+          "omnium: no fallback connection to the primary within poolTimeout ("
+              + config.poolTimeout().toMillis()
+              + " ms): all " + config.fallbackPoolSize()
+              + " (fallbackPoolSize) are in use because no replica is"
               + " fresh enough for maxAge", state, e);
     } finally {
       if (!lent) fallbackBudget.cancel();

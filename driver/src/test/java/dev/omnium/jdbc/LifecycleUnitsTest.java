@@ -104,8 +104,8 @@ class LifecycleUnitsTest {
     assertEquals(old.routerKey(), rotated.routerKey());
     Map<String, String> secrets = rotated.secrets(Route.FALLBACK);
     assertEquals(Map.of("password", "two"), secrets);
-    PgConnector connector = new PgConnector(old.primaryUrl(), old.physicalProperties(Route.FALLBACK),
-        "test");
+    PgConnector connector =
+        new PgConnector(old.primaryUrl(), old.physicalProperties(Route.FALLBACK), "test");
     connector.useSecrets(secrets);
     assertFalse(connector.toString().contains("two"), "never shows the password");
   }

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.Poll;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -58,28 +59,6 @@ class WatcherStatesIT {
         + "&heartbeatInterval=200ms&maxAge=2s&user=" + cluster.user()
         + "&primaryPoolSize=1&replicaPoolSize=1&fallbackPoolSize=1"
         + (extra == null ? "" : "&" + extra);
-  }
-
-  static Duration poll(Duration deadline, String what, Callable<Boolean> condition)
-      throws Exception {
-    long start = System.nanoTime();
-    long end = start + deadline.toNanos();
-    Exception last = null;
-    while (System.nanoTime() < end) {
-      try {
-        if (Boolean.TRUE.equals(condition.call())) {
-          return Duration.ofNanos(System.nanoTime() - start);
-        }
-        last = null;
-      } catch (Exception e) {
-        last = e;
-      }
-      Thread.sleep(20);
-    }
-    AssertionError failure =
-        new AssertionError("timed out after " + deadline + " waiting for " + what);
-    if (last != null) failure.initCause(last);
-    throw failure;
   }
 
   static boolean readsOnReplica(OmniumDataSource ds) throws SQLException {
@@ -152,7 +131,7 @@ class WatcherStatesIT {
     }
     List<String> lines = logged(() -> {
       try (OmniumDataSource ds = new OmniumDataSource(url("first", "heartbeatWriter=true"))) {
-        poll(Duration.ofSeconds(30), "reads on the replica", () -> readsOnReplica(ds));
+        Poll.until(Duration.ofSeconds(30), "reads on the replica", () -> readsOnReplica(ds));
       }
       return null;
     });
@@ -183,7 +162,7 @@ class WatcherStatesIT {
     try (OmniumDataSource ds = new OmniumDataSource(url)) {
       RouterMXBean m = ds.metrics();
       String replica = cluster.replica(0).hostPort();
-      poll(Duration.ofSeconds(20), "state PERMISSION_DENIED",
+      Poll.until(Duration.ofSeconds(20), "state PERMISSION_DENIED",
           () -> "PERMISSION_DENIED".equals(m.getReplicaStates().get(replica)));
       assertNoReconnects("denied");
       assertFalse(readsOnReplica(ds), "lag unknown: reads take the fallback route");
@@ -195,7 +174,7 @@ class WatcherStatesIT {
         st.execute("GRANT SELECT ON replica_heartbeat TO watcher");
         st.execute("UPDATE replica_heartbeat SET beat_at = now()");
       }
-      poll(Duration.ofSeconds(20), "reads on the replica once granted", () -> readsOnReplica(ds));
+      Poll.until(Duration.ofSeconds(20), "reads on the replica once granted", () -> readsOnReplica(ds));
       assertEquals("OK", m.getReplicaStates().get(replica));
     }
   }
@@ -207,7 +186,7 @@ class WatcherStatesIT {
     try (OmniumDataSource ds = new OmniumDataSource(url)) {
       RouterMXBean m = ds.metrics();
       String replica = cluster.replica(0).hostPort();
-      poll(Duration.ofSeconds(20), "state BAD_TABLE_NAME",
+      Poll.until(Duration.ofSeconds(20), "state BAD_TABLE_NAME",
           () -> "BAD_TABLE_NAME".equals(m.getReplicaStates().get(replica)));
       assertNoReconnects("reserved");
       String report = check(url);
