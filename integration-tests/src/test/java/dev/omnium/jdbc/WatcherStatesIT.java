@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -174,7 +175,8 @@ class WatcherStatesIT {
         st.execute("GRANT SELECT ON replica_heartbeat TO watcher");
         st.execute("UPDATE replica_heartbeat SET beat_at = now()");
       }
-      Poll.until(Duration.ofSeconds(20), "reads on the replica once granted", () -> readsOnReplica(ds));
+      Poll.until(Duration.ofSeconds(20), "reads on the replica once granted",
+          () -> readsOnReplica(ds));
       assertEquals("OK", m.getReplicaStates().get(replica));
     }
   }
@@ -192,6 +194,49 @@ class WatcherStatesIT {
       String report = check(url);
       assertTrue(report.contains("heartbeatTable=order is not a usable table name"), report);
       assertTrue(report.contains("public.order"), report);
+    }
+  }
+
+  @Test
+  @Order(4)
+  void theWatchersOwnRecoveryConflictHasItsOwnStateAndKeepsItsSession() throws Exception {
+    // A heartbeat "table" whose read takes 400 ms, so replay can conflict with the probe itself:
+    // the primary takes ACCESS EXCLUSIVE on the real table every 150 ms, and the replica cancels
+    // queries holding it up for more than 100 ms.
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute("CREATE VIEW slow_beat AS SELECT h.id, h.beat_at FROM replica_heartbeat h,"
+          + " pg_sleep(0.4) s");
+    }
+    cluster.awaitCaughtUp(cluster.replica(0));
+    cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
+    AtomicBoolean locking = new AtomicBoolean(true);
+    Thread locker = new Thread(() -> {
+      try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+        while (locking.get()) {
+          st.execute("BEGIN; LOCK TABLE replica_heartbeat IN ACCESS EXCLUSIVE MODE;"
+              + " UPDATE replica_heartbeat SET beat_at = now(); COMMIT");
+          Thread.sleep(150);
+        }
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }, "test-locker");
+    locker.setDaemon(true);
+    String url = url("conflict", "heartbeatTable=slow_beat");
+    try (OmniumDataSource ds = new OmniumDataSource(url)) {
+      locker.start();
+      RouterMXBean m = ds.metrics();
+      String replica = cluster.replica(0).hostPort();
+      Poll.until(Duration.ofSeconds(30), "state RECOVERY_CONFLICT",
+          () -> "RECOVERY_CONFLICT".equals(m.getReplicaStates().get(replica)));
+      String session = watcherSession("conflict");
+      assertFalse(session == null || session.contains(","), "one watcher session: " + session);
+      Thread.sleep(2_000); // ten intervals of conflicts: the old code reconnected at each
+      assertEquals(session, watcherSession("conflict"), "an ERROR conflict keeps the session");
+    } finally {
+      locking.set(false);
+      locker.join(10_000);
+      cluster.setConflictDelay(cluster.replica(0), Duration.ofSeconds(30));
     }
   }
 
