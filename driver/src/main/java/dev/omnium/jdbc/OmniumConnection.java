@@ -819,6 +819,7 @@ public final class OmniumConnection implements Connection {
   public void close() throws SQLException {
     if (closed) return;
     closed = true;
+    router.use.leave(this);
     for (int i = statements.size() - 1; i >= 0; i--) {
       statements.get(i).closeQuietly();
     }
@@ -854,6 +855,7 @@ public final class OmniumConnection implements Connection {
   public void abort(Executor executor) throws SQLException {
     if (closed) return;
     closed = true;
+    router.use.leave(this);
     statements.clear();
     Connection r = read;
     if (r != null) releaseRead(true);
