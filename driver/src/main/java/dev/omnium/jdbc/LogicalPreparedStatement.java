@@ -102,6 +102,16 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
     }
   }
 
+  /** Read-your-writes: the classification of this statement's fixed SQL, computed once. */
+  private byte writes; // 0 not yet known, 1 may write, 2 a plain query
+
+  @Override
+  boolean mayWrite(String sqlArg) {
+    if (sqlArg != null) return super.mayWrite(sqlArg);
+    if (writes == 0) writes = StatementKind.mayWrite(sql) ? (byte) 1 : (byte) 2;
+    return writes == 1;
+  }
+
   @Override
   boolean canReplay() {
     if (!params.isReplayable()) return false;

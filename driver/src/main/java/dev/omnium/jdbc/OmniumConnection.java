@@ -132,7 +132,7 @@ public final class OmniumConnection implements Connection {
     if (!primaryOnly) {
       ReplicaEndpoint r = router.pickReplica(now, maxAgeNanos, mustSee);
       boolean checkPosition = false;
-      if (r == null && mustSee != 0) {
+      if (r == null && mustSee != 0 && mustSee != WritePositions.UNKNOWN) {
         // No replica's sample shows the position yet: one check on a fresh replica decides.
         r = router.pickReplica(now, maxAgeNanos, 0);
         checkPosition = true;
@@ -183,39 +183,38 @@ public final class OmniumConnection implements Connection {
   }
 
   /**
-   * Read-your-writes: after a write commits on the primary, remember where the primary's WAL ends
-   * (one extra round trip, only when the feature is on). The insert position is used rather than
-   * the write position because with synchronous_commit=off the commit record may still be in WAL
-   * buffers: the insert position is never before it.
+   * Read-your-writes after an autocommit write: where the primary's WAL ends now (one query; the
+   * statement already committed, so this never fails it).
    */
   void afterPrimaryCommit() {
     if (!router.writePositions.enabled() || primary == null) return;
-    Connection p = primary;
+    recordWrite(WritePositions.currentPosition(primary));
+  }
+
+  /** Commits the primary's open transaction, learning its position in the same round trip. */
+  private void commitRecordingPosition() throws SQLException {
     long lsn;
     try {
-      boolean restore = !p.getAutoCommit();
-      if (restore) p.setAutoCommit(true); // no transaction is open: pgjdbc sends nothing for this
-      try (Statement st = p.createStatement();
-           java.sql.ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
-        lsn = rs.next() ? Lsn.parse(rs.getString(1)) : UNKNOWN_WRITE_POSITION;
-      } finally {
-        if (restore) p.setAutoCommit(false);
-      }
-    } catch (SQLException | RuntimeException e) {
-      // The write itself committed: never fail it. Not knowing where it ended, the reads that must
-      // see it take the primary's fallback route until the TTL ends (the safe direction).
-      lsn = UNKNOWN_WRITE_POSITION;
+      lsn = WritePositions.commitReturningPosition(primary);
+    } catch (SQLException e) {
+      // a lost session may have committed: its readers take the primary until a position is known
+      if (SqlStates.connectionDead(e)) recordWrite(WritePositions.UNKNOWN);
+      throw e;
     }
-    if (Long.compareUnsigned(lsn, lastWriteLsn) > 0) lastWriteLsn = lsn;
+    recordWrite(lsn);
+  }
+
+  private void recordWrite(long lsn) {
+    lastWriteLsn = WritePositions.merge(lastWriteLsn, lsn);
     router.writePositions.remember(lsn);
   }
 
-  /** Compares above every real WAL position: no replica qualifies for a read that must see it. */
-  private static final long UNKNOWN_WRITE_POSITION = -1L;
-
-  /** An autocommit statement that changed data on the primary committed. */
-  void afterAutocommitWrite() {
-    if (autoCommit && !readOnly && router.writePositions.enabled()) afterPrimaryCommit();
+  /** An autocommit statement ran on the primary: record its commit if it may have written. */
+  void afterAutocommitStatement(boolean changedRows, LogicalStatement s, String sql) {
+    if (autoCommit && !readOnly && router.writePositions.enabled()
+        && (changedRows || s.mayWrite(sql))) {
+      afterPrimaryCommit();
+    }
   }
 
   /**
@@ -355,6 +354,13 @@ public final class OmniumConnection implements Connection {
     if (primary == null || autoCommit) return false;
     BaseConnection base = primary.unwrap(BaseConnection.class);
     return base.getTransactionState() != TransactionState.IDLE;
+  }
+
+  /** The primary's transaction is open and not failed: a COMMIT would commit it. */
+  private boolean primaryTransactionOpen() throws SQLException {
+    if (primary == null || autoCommit) return false;
+    BaseConnection base = primary.unwrap(BaseConnection.class);
+    return base.getTransactionState() == TransactionState.OPEN;
   }
 
   private boolean readInTransaction() {
@@ -524,7 +530,12 @@ public final class OmniumConnection implements Connection {
   public void setAutoCommit(boolean autoCommit) throws SQLException {
     checkOpen();
     if (this.autoCommit == autoCommit) return;
-    if (primary != null) primary.setAutoCommit(autoCommit); // pgjdbc commits an open transaction
+    if (primary != null) {
+      if (autoCommit && router.writePositions.enabled() && primaryTransactionOpen()) {
+        commitRecordingPosition(); // what pgjdbc's setAutoCommit(true) would commit
+      }
+      primary.setAutoCommit(autoCommit); // pgjdbc commits an open transaction
+    }
     if (read != null) {
       if (autoCommit && readInTransaction()) read.commit();
       releaseRead(false); // the next read-only unit of work is routed afresh
@@ -549,9 +560,11 @@ public final class OmniumConnection implements Connection {
       throw new SQLException("omnium: the read-only transaction was lost before commit", lost.getSQLState(), lost);
     }
     if (primary != null) {
-      boolean wrote = router.writePositions.enabled() && primaryInTransaction();
-      primary.commit();
-      if (wrote) afterPrimaryCommit();
+      if (router.writePositions.enabled() && primaryTransactionOpen()) {
+        commitRecordingPosition();
+      } else {
+        primary.commit();
+      }
     }
     if (read != null) {
       try {
