@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumConnection;
-import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -19,11 +19,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Read-your-writes records the position of every write that commits, whichever call committed it,
@@ -31,25 +30,24 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * an ordinary (non-superuser) role, so the test can make the position query fail by revoking
  * EXECUTE on {@code pg_current_wal_insert_lsn()}.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class ReadYourWritesRecordingIT {
   private static final AtomicLong IDS = new AtomicLong();
   private static final String APP_ROLE = "omnium_app";
-  static PgCluster cluster;
-  static Heartbeat heartbeat;
 
-  @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE rec (id bigint PRIMARY KEY)");
-      st.execute("CREATE TABLE rec_deferred (id bigint, UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)");
-      st.execute("CREATE ROLE " + APP_ROLE + " LOGIN");
-      st.execute("GRANT ALL ON rec, rec_deferred TO " + APP_ROLE);
-      st.execute("GRANT SELECT ON replica_heartbeat TO " + APP_ROLE);
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).sql(
+      "CREATE TABLE rec (id bigint PRIMARY KEY)",
+      "CREATE TABLE rec_deferred (id bigint, UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)",
+      "CREATE ROLE " + APP_ROLE + " LOGIN",
+      "GRANT ALL ON rec, rec_deferred TO " + APP_ROLE).build();
+
+  static PgCluster cluster;
+
+  @BeforeEach
+  void grantHeartbeat() throws Exception {
+    cluster = SANDBOX.cluster();
+    admin("GRANT SELECT ON replica_heartbeat TO " + APP_ROLE);
+    SANDBOX.awaitCaughtUp();
   }
 
   @AfterEach
@@ -57,13 +55,6 @@ class ReadYourWritesRecordingIT {
     admin("GRANT EXECUTE ON FUNCTION pg_current_wal_insert_lsn() TO PUBLIC");
     cluster.resumeReplay(cluster.replica(0));
     cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
   }
 
   static void admin(String sql) throws SQLException {
