@@ -484,8 +484,8 @@ public final class OmniumConnection implements Connection {
                                     int[] columnIndexes, String[] columnNames) throws SQLException {
     checkOpen();
     if (sql == null) throw new SQLException("omnium: SQL must not be null", "HY000");
-    LogicalPreparedStatement s = new LogicalPreparedStatement(this, sql, type, concurrency, holdability, keys,
-        columnIndexes, columnNames, false);
+    LogicalPreparedStatement s = new PreparedStatementProxy(this, sql, type, concurrency, holdability, keys,
+        columnIndexes, columnNames);
     register(s);
     return s;
   }
@@ -506,7 +506,7 @@ public final class OmniumConnection implements Connection {
                                        int resultSetHoldability) throws SQLException {
     checkOpen();
     if (sql == null) throw new SQLException("omnium: SQL must not be null", "HY000");
-    LogicalCallableStatement s = new LogicalCallableStatement(this, sql, resultSetType, resultSetConcurrency,
+    LogicalCallableStatement s = new CallableStatementProxy(this, sql, resultSetType, resultSetConcurrency,
         resultSetHoldability);
     register(s);
     return s;
