@@ -6,6 +6,7 @@ import com.zaxxer.hikari.SQLExceptionOverride;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /** Builds the internal HikariCP pools the same way for every route. */
 final class Pools {
@@ -24,7 +25,7 @@ final class Pools {
 
   private Pools() { }
 
-  static HikariDataSource create(String poolName, PgConnector connector, int size, int minIdle,
+  static HikariDataSource create(String poolName, DataSource connector, int size, int minIdle,
                                  Duration acquireTimeout, Duration maxLifetime) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(poolName.replace(':', '_')); // HikariCP's JMX names refuse ':'

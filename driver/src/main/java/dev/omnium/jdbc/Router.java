@@ -82,7 +82,8 @@ final class Router implements AutoCloseable, RouterMXBean {
           app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
           "omnium-lag-" + app + "-" + name);
-      HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
+      HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id,
+          new ReplicaSessions(pooled, watcher),
           config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(), config.maxLifetime());
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(), listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool);

@@ -63,14 +63,15 @@ class ProxyCompletenessTest {
       new Delegate(OmniumConnection.class, java.sql.Connection.class),
       new Delegate(LogicalStatement.class, java.sql.Statement.class),
       new Delegate(PreparedStatementProxy.class, PreparedStatement.class),
-      new Delegate(CallableStatementProxy.class, CallableStatement.class));
+      new Delegate(CallableStatementProxy.class, CallableStatement.class),
+      new Delegate(ReplicaSession.class, java.sql.Connection.class));
 
   /**
    * The classes the generator writes: final, package-private, regenerated rather than edited,
    * each the only subclass of a hand-written abstract class that carries the logic.
    */
   static final List<Class<?>> GENERATED = List.of(CallableStatementProxy.class, MetaDataProxy.class,
-      ParameterLog.class, PreparedStatementProxy.class, ResultSetProxy.class);
+      ParameterLog.class, PreparedStatementProxy.class, ReplicaSession.class, ResultSetProxy.class);
 
   /** PreparedStatement setters that change statement settings, not parameters. */
   static final Set<String> STATEMENT_SETTERS = Set.of(
