@@ -95,7 +95,6 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
         } else {
           largeBatchResult = ps.executeLargeBatch();
         }
-        if (batch != null) batch.clear();
         return null;
       default:
         throw new IllegalStateException("unknown operation " + op);
@@ -146,6 +145,11 @@ class LogicalPreparedStatement extends LogicalStatement implements PreparedState
     checkOpen();
     if (batch == null) batch = new ArrayList<>();
     batch.add(params.copy());
+  }
+
+  @Override
+  void batchDone() {
+    if (batch != null) batch.clear();
   }
 
   @Override
