@@ -166,8 +166,8 @@ abstract class LogicalConnectionBase implements Connection {
       int keys, int[] columnIndexes, String[] columnNames) throws SQLException {
     checkOpen();
     if (sql == null) throw new SQLException("omnium: SQL must not be null", "HY000");
-    LogicalPreparedStatement s = new LogicalPreparedStatement(self(), sql, type, concurrency,
-        holdability, keys, columnIndexes, columnNames, false);
+    LogicalPreparedStatement s = new PreparedStatementProxy(self(), sql, type, concurrency,
+        holdability, keys, columnIndexes, columnNames);
     register(s);
     return s;
   }
@@ -188,7 +188,7 @@ abstract class LogicalConnectionBase implements Connection {
       throws SQLException {
     checkOpen();
     if (sql == null) throw new SQLException("omnium: SQL must not be null", "HY000");
-    LogicalCallableStatement s = new LogicalCallableStatement(self(), sql, type, concurrency,
+    LogicalCallableStatement s = new CallableStatementProxy(self(), sql, type, concurrency,
         holdability);
     register(s);
     return s;

@@ -156,7 +156,7 @@ class LogicalStatement implements Statement {
     Connection target = conn.beginStatement();
     try {
       ResultSet rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
-      if (op != QUERY && !(op == EXECUTE && boolResult)) conn.afterAutocommitWrite();
+      conn.afterAutocommitStatement(op != QUERY && !(op == EXECUTE && boolResult), this, sql);
       return rs;
     } catch (SQLException first) {
       Connection retry = canReplay() ? conn.retryTarget(first) : null;
@@ -177,6 +177,11 @@ class LogicalStatement implements Statement {
   /** After executeBatch, whatever its outcome: the batch is empty. */
   void batchDone() {
     if (batch != null) batch.clear();
+  }
+
+  /** Read-your-writes: whether {@code sql} (this statement's own SQL when null) may write. */
+  boolean mayWrite(String sql) {
+    return StatementKind.mayWrite(sql);
   }
 
   /** False when a retry could not resend the same input (a stream already consumed). */

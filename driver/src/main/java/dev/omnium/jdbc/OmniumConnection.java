@@ -109,40 +109,39 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   /**
-   * Read-your-writes: after a write commits on the primary, remember where the primary's WAL ends
-   * (one extra round trip, only when the feature is on). The insert position is used rather than
-   * the write position because with synchronous_commit=off the commit record may still be in WAL
-   * buffers: the insert position is never before it.
+   * Read-your-writes after an autocommit write: where the primary's WAL ends now (one query; the
+   * statement already committed, so this never fails it).
    */
   void afterPrimaryCommit() {
-    Binding pb = primary;
-    Connection p = pb == null ? null : pb.connection();
+    Connection p = primaryConnection();
     if (!router.writePositions.enabled() || p == null) return;
+    recordWrite(WritePositions.currentPosition(p));
+  }
+
+  /** Commits the primary's open transaction, learning its position in the same round trip. */
+  private void commitRecordingPosition(Connection p) throws SQLException {
     long lsn;
     try {
-      boolean restore = !p.getAutoCommit();
-      if (restore) p.setAutoCommit(true); // no transaction is open: pgjdbc sends nothing for this
-      try (Statement st = p.createStatement();
-           ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
-        lsn = rs.next() ? Lsn.parse(rs.getString(1)) : UNKNOWN_WRITE_POSITION;
-      } finally {
-        if (restore) p.setAutoCommit(false);
-      }
-    } catch (SQLException | RuntimeException e) {
-      // The write itself committed: never fail it. Not knowing where it ended, the reads that must
-      // see it take the primary's fallback route until the TTL ends (the safe direction).
-      lsn = UNKNOWN_WRITE_POSITION;
+      lsn = WritePositions.commitReturningPosition(p);
+    } catch (SQLException e) {
+      // a lost session may have committed: its readers take the primary until a position is known
+      if (SqlStates.connectionDead(e)) recordWrite(WritePositions.UNKNOWN);
+      throw e;
     }
-    if (Long.compareUnsigned(lsn, lastWriteLsn) > 0) lastWriteLsn = lsn;
+    recordWrite(lsn);
+  }
+
+  private void recordWrite(long lsn) {
+    lastWriteLsn = WritePositions.merge(lastWriteLsn, lsn);
     router.writePositions.remember(lsn);
   }
 
-  /** Compares above every real WAL position: no replica qualifies for a read that must see it. */
-  private static final long UNKNOWN_WRITE_POSITION = -1L;
-
-  /** An autocommit statement that changed data on the primary committed. */
-  void afterAutocommitWrite() {
-    if (state.autoCommit && !readOnly && router.writePositions.enabled()) afterPrimaryCommit();
+  /** An autocommit statement ran on the primary: record its commit if it may have written. */
+  void afterAutocommitStatement(boolean changedRows, LogicalStatement s, String sql) {
+    if (state.autoCommit && !readOnly && router.writePositions.enabled()
+        && (changedRows || s.mayWrite(sql))) {
+      afterPrimaryCommit();
+    }
   }
 
   /**
@@ -257,6 +256,12 @@ public final class OmniumConnection extends LogicalConnectionBase {
     return p != null && !state.autoCommit && PgTransactionState.inTransaction(p);
   }
 
+  /** The primary's transaction is open and not failed: a COMMIT would commit it. */
+  private boolean primaryTransactionOpen() throws SQLException {
+    Connection p = primaryConnection();
+    return p != null && !state.autoCommit && PgTransactionState.isOpen(p);
+  }
+
   @Override
   boolean readInTransaction() {
     return reads.inTransaction(state.autoCommit);
@@ -319,6 +324,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Connection p = primaryConnection();
     if (p != null) {
       try {
+        if (autoCommit && router.writePositions.enabled() && primaryTransactionOpen()) {
+          commitRecordingPosition(p); // what pgjdbc's setAutoCommit(true) would commit
+        }
         p.setAutoCommit(autoCommit); // pgjdbc commits an open transaction
       } catch (SQLException e) {
         throw checkPrimary(e);
@@ -362,9 +370,11 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Connection p = primaryConnection();
     if (p != null) {
       try {
-        boolean wrote = router.writePositions.enabled() && primaryInTransaction();
-        p.commit();
-        if (wrote) afterPrimaryCommit();
+        if (router.writePositions.enabled() && primaryTransactionOpen()) {
+          commitRecordingPosition(p);
+        } else {
+          p.commit();
+        }
       } catch (SQLException e) {
         throw checkPrimary(e);
       }

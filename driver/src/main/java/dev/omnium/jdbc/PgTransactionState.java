@@ -16,4 +16,9 @@ final class PgTransactionState {
   static boolean inTransaction(Connection c) throws SQLException {
     return c.unwrap(BaseConnection.class).getTransactionState() != TransactionState.IDLE;
   }
+
+  /** Whether a transaction is open and not failed: a COMMIT would commit it. */
+  static boolean isOpen(Connection c) throws SQLException {
+    return c.unwrap(BaseConnection.class).getTransactionState() == TransactionState.OPEN;
+  }
 }

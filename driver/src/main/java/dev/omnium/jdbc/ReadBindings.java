@@ -81,7 +81,7 @@ final class ReadBindings {
     if (!primaryOnly) {
       ReplicaEndpoint r = router.pickReplica(now, maxAgeNanos, mustSee);
       boolean checkPosition = false;
-      if (r == null && mustSee != 0) {
+      if (r == null && mustSee != 0 && mustSee != WritePositions.UNKNOWN) {
         // No replica's sample shows the position yet: one check on a fresh replica decides.
         r = router.pickReplica(now, maxAgeNanos, 0);
         checkPosition = true;
