@@ -78,7 +78,6 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
         } else {
           largeBatchResult = ps.executeLargeBatch();
         }
-        if (batch != null) batch.clear();
         return null;
       default:
         throw new IllegalStateException("unknown operation " + op);
@@ -139,6 +138,11 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     checkOpen();
     if (batch == null) batch = new ArrayList<>();
     batch.add(params.copy());
+  }
+
+  @Override
+  void batchDone() {
+    if (batch != null) batch.clear();
   }
 
   @Override
