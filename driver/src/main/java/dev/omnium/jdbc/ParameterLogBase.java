@@ -86,7 +86,7 @@ abstract class ParameterLogBase {
     otherCount = kept;
   }
 
-  /** An independent snapshot (for {@code addBatch()}): later calls on either log do not affect the other. */
+  /** An independent snapshot (for {@code addBatch()}): later calls on either stay apart. */
   final ParameterLogBase copyLog() {
     ParameterLogBase c = newLog();
     c.values = copyTable(values, valueHigh);
@@ -153,7 +153,8 @@ abstract class ParameterLogBase {
 
   /** The entry for {@code index}, emptied for a new value of {@code kind}. */
   final Entry indexed(int index, boolean out, int kind) {
-    Entry e = index < 1 || index > MAX_DENSE_INDEX ? other(index, null, false, out) : dense(index, out);
+    Entry e = index < 1 || index > MAX_DENSE_INDEX
+        ? other(index, null, false, out) : dense(index, out);
     e.kind = kind;
     return e;
   }

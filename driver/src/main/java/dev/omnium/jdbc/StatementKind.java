@@ -12,7 +12,8 @@ import java.util.Locale;
  * plain {@code SELECT} calls (run those in a transaction, whose commit is always recorded).
  */
 final class StatementKind {
-  private static final String[] READ_STARTS = {"select", "values", "table", "show", "explain", "with"};
+  private static final String[] READ_STARTS = {
+      "select", "values", "table", "show", "explain", "with"};
   private static final String[] WRITE_WORDS = {
       "insert", "update", "delete", "merge", "into", "analyze", "analyse", "copy", "call"};
 

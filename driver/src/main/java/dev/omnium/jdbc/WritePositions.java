@@ -81,7 +81,7 @@ final class WritePositions {
     return Long.compareUnsigned(later, earlier) > 0 ? later : earlier;
   }
 
-  /** Thread mode: the position this thread must see, 0 when none or expired. One ThreadLocal read. */
+  /** Thread mode: the position this thread must see, 0 when none or expired. */
   long requiredForThisThread(long nowNanos) {
     if (!threadMode) return 0;
     Position p = lastWrite.get();
@@ -94,7 +94,7 @@ final class WritePositions {
     return p == null || p.lsn == 0 ? null : token(p.lsn);
   }
 
-  /** A token for {@code lsn}; an unknown position has a token too, which sends reads to the primary. */
+  /** A token for {@code lsn}; an unknown position's token sends reads to the primary. */
   static String token(long lsn) {
     return TOKEN_PREFIX + (lsn == UNKNOWN ? "primary" : Lsn.format(lsn));
   }

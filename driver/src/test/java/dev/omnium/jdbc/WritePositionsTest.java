@@ -24,7 +24,8 @@ class WritePositionsTest {
   void amongKnownPositionsTheLaterWins() {
     assertEquals(Lsn.parse("2/0"), WritePositions.merge(Lsn.parse("2/0"), Lsn.parse("1/FF")));
     assertEquals(Lsn.parse("2/0"), WritePositions.merge(0, Lsn.parse("2/0")));
-    assertEquals(WritePositions.UNKNOWN, WritePositions.merge(Lsn.parse("2/0"), WritePositions.UNKNOWN));
+    assertEquals(WritePositions.UNKNOWN,
+        WritePositions.merge(Lsn.parse("2/0"), WritePositions.UNKNOWN));
     assertEquals(Lsn.parse("1/0"), WritePositions.merge(WritePositions.UNKNOWN, Lsn.parse("1/0")));
   }
 
