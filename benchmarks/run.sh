@@ -63,6 +63,8 @@ java -cp "$jar" dev.omnium.bench.Report --results "$results/$date.json" --roundt
   --interleaved "$results/$date-interleaved.md" --profile "$results/$date-profile.md" \
   --analysis benchmarks/ANALYSIS.md --out "$docs" --readme-out "$results/README-performance.md" \
   --settings "$jmh_args" --command "benchmarks/run.sh"
+# later: java -cp "$jar" dev.omnium.bench.Report ... --check-readme README.md (same inputs) tells whether the
+# README holds this block
 echo "benchmarks: done in $((SECONDS - start)) s: $results/$date.json, $results/$date-roundtrips.md," \
   "$results/$date-interleaved.md, $results/$date-profile.md, $docs," \
   "$results/README-performance.md (paste it under the README's '## Performance' heading)"

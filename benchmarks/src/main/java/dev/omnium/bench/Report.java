@@ -9,14 +9,17 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Turns a JMH JSON result file (plus the {@link RoundTrips} section) into the Markdown of
- * {@code docs/performance.md}: one table per case with the score, its 99.9% error, the ratio to the
- * limit and the allocation per operation, then the targets with a verdict computed from the same
- * numbers, then the hand-written analysis ({@code benchmarks/ANALYSIS.md}).
+ * Turns a JMH JSON result file (plus the {@link RoundTrips}, {@link Interleaved} and {@link Profile}
+ * sections) into the Markdown of {@code docs/performance.md} and of the README's performance summary
+ * ({@code --readme-out}; {@code --check-readme README.md} fails when the README holds another):
+ * one table per case with the score, its 99.9% error, the ratio to the limit and the allocation per
+ * operation, then the targets with a verdict computed from the same numbers, then the hand-written
+ * analysis ({@code benchmarks/ANALYSIS.md}).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Report --results R.json [--roundtrips R.md]
- *     [--analysis benchmarks/ANALYSIS.md] [--out docs/performance.md] [--settings "jmh args"] [--command "..."]
+ *     [--interleaved I.md] [--profile P.md] [--analysis benchmarks/ANALYSIS.md] [--out docs/performance.md]
+ *     [--readme-out README-performance.md] [--check-readme README.md] [--settings "jmh args"] [--command "..."]
  * java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Report --check R.json --expect N
  * </pre>
  */
@@ -91,6 +94,7 @@ public final class Report {
     Path out = null;
     Path check = null;
     Path readmeOut = null;
+    Path checkReadme = null;
     Path profilePath = null;
     int expect = 0;
     String settings = "";
@@ -107,6 +111,7 @@ public final class Report {
         case "--command": command = args[++i]; break;
         case "--check": check = Path.of(args[++i]); break;
         case "--readme-out": readmeOut = Path.of(args[++i]); break;
+        case "--check-readme": checkReadme = Path.of(args[++i]); break;
         case "--expect": expect = Integer.parseInt(args[++i]); break;
         default: throw new IllegalArgumentException("unknown argument " + args[i]);
       }
@@ -121,9 +126,18 @@ public final class Report {
     String rtText = roundTrips == null || !Files.exists(roundTrips) ? null : Files.readString(roundTrips);
     String md = report.markdown(results, rtText,
         analysis == null || !Files.exists(analysis) ? null : Files.readString(analysis), settings, command);
+    String summary = report.readmeSummary(results, rtText, command);
     if (readmeOut != null) {
-      Files.writeString(readmeOut, report.readmeSummary(results, rtText, command));
+      Files.writeString(readmeOut, summary);
       System.out.println("written " + readmeOut);
+    }
+    if (checkReadme != null) {
+      // the README's performance summary must be this run's block, verbatim (a hand copy drifts)
+      boolean same = Files.readString(checkReadme).replace("\r\n", "\n").contains(summary.strip());
+      System.out.println(checkReadme + (same ? ": performance summary matches the results"
+          : ": performance summary differs from the results: paste " + (readmeOut != null ? readmeOut
+          : "the block written with --readme-out") + " under its '## Performance' heading"));
+      if (!same) System.exit(1);
     }
     if (out == null) {
       System.out.println(md);
