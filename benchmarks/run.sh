@@ -14,8 +14,9 @@
 #      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md,
 #   6. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
 #      README's performance summary, benchmarks/results/README-performance.md, from the same files.
-# Expected duration on an idle 2-core machine: about 35 minutes (JMH ~15, round trips ~5,
-# interleaved ~8, profile ~3); more when other work shares the machine. Override the JMH settings
+# Expected duration on an idle 2-core machine: about 30 minutes (JMH ~15, round trips ~5,
+# interleaved ~5, profile ~2); more when other work shares the machine (QUICK=1 took 15 minutes on
+# a machine shared by eight builds). Override the JMH settings
 # with JMH_ARGS="...", or pass a benchmark regex and JMH options as arguments (they replace the
 # defaults). QUICK=1: a short run of every step (a few minutes) to check the tooling, not to measure.
 set -euo pipefail
@@ -45,7 +46,7 @@ else
   jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
   rt_args=(--tx 1000)
   il_args=(--rounds 300 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 300)
-  profile_args=(--tx 20000)
+  profile_args=(--tx 50000)
 fi
 jmh_args="${JMH_ARGS:-$jmh_default}"
 if [[ $# -gt 0 ]]; then jmh_args="$*"; fi

@@ -14,6 +14,7 @@ import javax.sql.DataSource;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
@@ -22,9 +23,9 @@ import jdk.jfr.consumer.RecordingFile;
  * samples), each sample charged to the layer that caused it, i.e. the nearest frame on its stack
  * that belongs to omnium, HikariCP, pgjdbc or the benchmark. HikariCP frames called from omnium
  * are omnium's internal pool (the second borrow and return, the second layer of proxies); the
- * others are the application's pool. Allocation is in bytes per transaction (JFR's sample weights,
- * an estimate of the total), CPU is the share of execution samples times the thread's measured
- * CPU time per transaction.
+ * others are the application's pool. Allocation is each layer's share of the sampled bytes times
+ * the thread's measured bytes per transaction; CPU is each layer's share of the execution samples
+ * times the thread's measured CPU time per transaction.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Profile [--tx 20000] [--out file.md]</pre>
  */
@@ -80,7 +81,10 @@ public final class Profile {
           Charges ch = new Charges();
           long self = Thread.currentThread().getId();
           try (Recording r = new Recording()) {
-            r.enable("jdk.ObjectAllocationSample").with("throttle", "10000/s").withStackTrace();
+            // TLAB refills and outside-TLAB allocations, weighted by size: every allocated byte has the
+            // same chance to be charged, whatever happened before the recording started
+            r.enable("jdk.ObjectAllocationInNewTLAB").withStackTrace();
+            r.enable("jdk.ObjectAllocationOutsideTLAB").withStackTrace();
             r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(2));
             r.start();
             long cpu0 = THREADS.getCurrentThreadCpuTime();
@@ -109,18 +113,33 @@ public final class Profile {
     }
   }
 
+  /**
+   * Charges the recording's samples of the measuring thread to layers. Allocation: each layer's
+   * share of the sampled bytes times the measured bytes per transaction; CPU: the execution
+   * samples (their sampled thread is a field of its own, not the event's thread).
+   */
   private static void charge(Path file, long threadId, int tx, Charges ch) throws Exception {
+    Map<String, Double> sampled = new LinkedHashMap<>();
+    double sampledTotal = 0;
     for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
-      if (e.getThread() == null || e.getThread().getJavaThreadId() != threadId || e.getStackTrace() == null) {
-        continue;
-      }
-      String layer = layer(e.getStackTrace().getFrames());
       String type = e.getEventType().getName();
-      if (type.equals("jdk.ObjectAllocationSample")) {
-        ch.bytes.merge(layer, e.getLong("weight") / (double) tx, Double::sum);
-      } else if (type.equals("jdk.ExecutionSample")) {
+      boolean execution = type.equals("jdk.ExecutionSample");
+      RecordedThread t = execution ? e.getThread("sampledThread") : e.getThread();
+      if (t == null || t.getJavaThreadId() != threadId || e.getStackTrace() == null) continue;
+      String layer = layer(e.getStackTrace().getFrames());
+      if (execution) {
         ch.samples.merge(layer, 1.0, Double::sum);
         ch.totalSamples++;
+      } else {
+        double bytes = type.equals("jdk.ObjectAllocationInNewTLAB") ? e.getLong("tlabSize")
+            : e.getLong("allocationSize");
+        sampled.merge(layer, bytes, Double::sum);
+        sampledTotal += bytes;
+      }
+    }
+    if (sampledTotal > 0) {
+      for (Map.Entry<String, Double> s : sampled.entrySet()) {
+        ch.bytes.put(s.getKey(), s.getValue() / sampledTotal * ch.measuredBytesPerTx);
       }
     }
   }
@@ -156,10 +175,11 @@ public final class Profile {
     StringBuilder b = new StringBuilder();
     b.append("### Where the client cost of a read-only transaction goes (JFR)\n\n");
     b.append(tx).append(" Spring-shaped read-only transactions per contender, 1 thread, after warm-up, recorded with ")
-        .append("Java Flight Recorder (allocation samples, execution samples every 2 ms, the measuring thread only). ")
-        .append("Each sample is charged to the nearest frame of a known layer on its stack; HikariCP frames below an ")
-        .append("omnium frame are omnium's internal pool. *B/tx*: bytes allocated per transaction (JFR's estimate; ")
-        .append("the thread's measured total is in the last row). *CPU µs/tx*: the layer's share of execution ")
+        .append("Java Flight Recorder (TLAB and outside-TLAB allocation events weighted by size, execution samples ")
+        .append("every 2 ms, the measuring thread only). Each sample is charged to the nearest frame of a known layer ")
+        .append("on its stack; HikariCP frames below an omnium frame are omnium's internal pool. *B/tx*: the layer's ")
+        .append("share of the sampled bytes × the bytes the thread allocated per transaction (last row); a sampled ")
+        .append("statistic: layers of a few dozen bytes need the full run's length. *CPU µs/tx*: the layer's share of execution ")
         .append("samples × the thread's CPU time per transaction (samples only see Java code running, not the ")
         .append("kernel's socket work, which is in the total).\n\n");
     b.append("| layer |");

@@ -394,7 +394,8 @@ public final class Report {
           + counts.size() + " thread counts" : "**not shown** at " + (counts.size() - met) + " of "
           + counts.size() + " thread counts: the interval straddles 0.97";
       b.append("| ").append(label(c)).append(": read-only transaction throughput ≥ 0.97 × (a) at ")
-          .append(counts).append(" threads (interleaved) | ").append(m).append(" | ").append(verdict)
+          .append(counts.toString().replaceAll("[\\[\\]]", "").replaceAll(", (\\d+)$", " and $1"))
+          .append(" threads (interleaved) | ").append(m).append(" | ").append(verdict)
           .append(" |\n");
     }
     return b.toString();
