@@ -32,6 +32,11 @@ import java.util.Objects;
  * {@code addBatch()} calls sends what it set. Streams, readers and LOB objects are kept by
  * reference: they can be applied once (see {@link #isReplayable()}).
  *
+ * <p>A snapshot ({@link #copyLog()}, once per {@code addBatch()} row) copies the tables, not the
+ * entries: both logs share them until either records a new value, which then takes a fresh entry
+ * instead of changing the shared one (an entry belongs to the log whose {@link #generation} it
+ * carries). So a batch row costs its tables, not one object per parameter.
+ *
  * <p>Not thread-safe, like the statement that owns it. {@link #toString()} never shows values.
  */
 abstract class ParameterLogBase {
@@ -55,6 +60,8 @@ abstract class ParameterLogBase {
   /** No set value or registration above these indexes. */
   private int valueHigh;
   private int outHigh;
+  /** Entries of another generation are shared with a snapshot: never changed, replaced. */
+  private int generation;
 
   /** Calls on {@code ps} the setter or registration that {@code e} recorded. */
   abstract void apply(PreparedStatement ps, Entry e) throws SQLException;
@@ -74,7 +81,12 @@ abstract class ParameterLogBase {
   final void clearParameters() {
     for (int i = 1; i <= valueHigh; i++) {
       Entry e = values[i];
-      if (e != null) e.clear();
+      if (e == null) continue;
+      if (e.generation == generation) {
+        e.clear();
+      } else {
+        values[i] = null; // shared with a snapshot
+      }
     }
     valueCount = 0;
     valueHigh = 0;
@@ -95,11 +107,11 @@ abstract class ParameterLogBase {
     c.outCount = outCount;
     c.valueHigh = valueHigh;
     c.outHigh = outHigh;
-    c.others = new Entry[otherCount];
-    for (int i = 0; i < otherCount; i++) {
-      c.others[i] = others[i].copy();
-    }
+    c.others = otherCount == 0 ? NO_ENTRIES : Arrays.copyOf(others, otherCount);
     c.otherCount = otherCount;
+    // from now on every current entry is shared: both logs replace it rather than change it
+    generation++;
+    c.generation = generation;
     return c;
   }
 
@@ -178,10 +190,20 @@ abstract class ParameterLogBase {
       }
     }
     Entry e = table[index];
-    if (e == null) {
+    if (e != null && e.generation != generation) {
+      // shared with a snapshot: take a fresh entry, the value it replaces stays the snapshot's
+      Entry fresh = new Entry();
+      fresh.kind = e.kind;
+      e = fresh;
+      e.index = index;
+      e.out = out;
+      e.generation = generation;
+      table[index] = e;
+    } else if (e == null) {
       e = new Entry();
       e.index = index;
       e.out = out;
+      e.generation = generation;
       table[index] = e;
     }
     if (e.kind == NONE) {
@@ -205,8 +227,18 @@ abstract class ParameterLogBase {
     for (int i = 0; i < otherCount; i++) {
       Entry e = others[i];
       if (e.named == named && e.out == out && e.index == index && Objects.equals(e.name, name)) {
-        e.clear();
-        return e;
+        if (e.generation == generation) {
+          e.clear();
+          return e;
+        }
+        Entry fresh = new Entry(); // shared with a snapshot
+        fresh.index = index;
+        fresh.name = name;
+        fresh.named = named;
+        fresh.out = out;
+        fresh.generation = generation;
+        others[i] = fresh;
+        return fresh;
       }
     }
     Entry e = new Entry();
@@ -214,6 +246,7 @@ abstract class ParameterLogBase {
     e.name = name;
     e.named = named;
     e.out = out;
+    e.generation = generation;
     if (otherCount == others.length) {
       others = Arrays.copyOf(others, Math.max(4, otherCount * 2));
     }
@@ -226,7 +259,7 @@ abstract class ParameterLogBase {
     Entry[] c = new Entry[high + 1];
     for (int i = 1; i <= high; i++) {
       Entry e = table[i];
-      if (e != null && e.kind != NONE) c[i] = e.copy();
+      if (e != null && e.kind != NONE) c[i] = e; // shared: see generation
     }
     return c;
   }
@@ -273,6 +306,7 @@ abstract class ParameterLogBase {
    */
   static final class Entry {
     int kind;
+    int generation;
     int index;
     String name;
     boolean named;
@@ -288,20 +322,6 @@ abstract class ParameterLogBase {
       o2 = null;
       n1 = 0;
       n2 = 0;
-    }
-
-    Entry copy() {
-      Entry c = new Entry();
-      c.kind = kind;
-      c.index = index;
-      c.name = name;
-      c.named = named;
-      c.out = out;
-      c.o1 = o1;
-      c.o2 = o2;
-      c.n1 = n1;
-      c.n2 = n2;
-      return c;
     }
 
     boolean holdsStream() {
