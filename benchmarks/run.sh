@@ -1,37 +1,72 @@
 #!/usr/bin/env bash
-# The full (manual) benchmark run, the one command behind docs/performance.md:
-#   1. builds driver + sandbox + the JMH uber-jar (skip with SKIP_BUILD=1),
+# The one command behind docs/performance.md AND the README's performance summary, from one run:
+#   1. builds the JMH uber-jar with the driver and sandbox from this checkout (skip with SKIP_BUILD=1;
+#      nothing is installed into ~/.m2),
 #   2. runs every JMH benchmark (each trial starts its own PostgreSQL 18 primary + replica) with -prof gc,
 #      writing benchmarks/results/<date>.json,
-#   3. counts round trips and the stale-replica fallback cap (dev.omnium.bench.RoundTrips),
+#   3. counts round trips on the wire and the stale-replica fallback cap (dev.omnium.bench.RoundTrips),
+#      including writes with readYourWrites=thread and autocommit reads every 600 ms,
 #      writing benchmarks/results/<date>-roundtrips.md,
-#   4. runs case 1 again with the contenders interleaved in paired rounds (dev.omnium.bench.Interleaved:
-#      drifting load cancels out of the ratios), writing benchmarks/results/<date>-interleaved.md,
-#   5. regenerates docs/performance.md from all three (dev.omnium.bench.Report) plus benchmarks/ANALYSIS.md.
-# About 10 minutes on an idle 2-core machine (15 when other work shares it). Override the JMH settings with JMH_ARGS="...",
-# or pass a benchmark regex and JMH options as arguments (they replace the defaults).
+#   4. runs case 1 with the contenders interleaved in paired rounds at 1, 4, 16 and 64 threads, and write
+#      transactions with readYourWrites=thread against off (dev.omnium.bench.Interleaved: drifting load
+#      cancels out of the ratios), writing benchmarks/results/<date>-interleaved.md,
+#   5. records where the client cost of a read-only transaction goes with Java Flight Recorder
+#      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md,
+#   6. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
+#      README's performance summary, benchmarks/results/README-performance.md, from the same files.
+# Expected duration on an idle 2-core machine: about 30 minutes (JMH ~15, round trips ~5,
+# interleaved ~5, profile ~2); more when other work shares the machine (QUICK=1 took 15 minutes on
+# a machine shared by eight builds). Override the JMH settings
+# with JMH_ARGS="...", or pass a benchmark regex and JMH options as arguments (they replace the
+# defaults). QUICK=1: a short run of every step (a few minutes) to check the tooling, not to measure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 jar=benchmarks/target/benchmarks.jar
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  mvn -B -q install -DskipTests -pl driver,sandbox
-  mvn -B -q -pl benchmarks package
+  mvn -B -q -pl benchmarks -am package -DskipTests
 fi
 date="$(date -u +%Y-%m-%d)"
 results=benchmarks/results
+docs=docs/performance.md
+if [[ "${QUICK:-0}" == 1 ]]; then
+  # a tooling check: nothing it writes is a measurement, so it stays out of results/ and docs/
+  results=benchmarks/target/quick
+  docs="$results/performance.md"
+fi
 mkdir -p "$results" benchmarks/target
 # ScalingBenchmark.threads01 is case 1's work on one thread again: the report converts case 1 instead.
-jmh_args="${JMH_ARGS:--f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01}"
+if [[ "${QUICK:-0}" == 1 ]]; then
+  jmh_default="-f 1 -wi 0 -i 1 -r 500ms -prof gc -e ScalingBenchmark.threads0[14]|decideClockGiven"
+  rt_args=(--tx 100)
+  il_args=(--rounds 10 --block 20 --warm-rounds 2 --threads 1,4,16,64 --ryw-rounds 10)
+  profile_args=(--tx 2000)
+  export OMNIUM_BENCH_WARM_ROUNDS=1
+else
+  jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
+  rt_args=(--tx 1000)
+  il_args=(--rounds 300 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 300)
+  profile_args=(--tx 50000)
+fi
+jmh_args="${JMH_ARGS:-$jmh_default}"
 if [[ $# -gt 0 ]]; then jmh_args="$*"; fi
 start=$SECONDS
 # shellcheck disable=SC2086
 java -jar "$jar" $jmh_args -rf json -rff "$results/$date.json" 2>&1 | tee benchmarks/target/jmh-$date.log
+echo "benchmarks: JMH done after $((SECONDS - start)) s"
 rt=0
-java -cp "$jar" dev.omnium.bench.RoundTrips --tx 1000 --out "$results/$date-roundtrips.md" || rt=$?
-java -cp "$jar" dev.omnium.bench.Interleaved --rounds 300 --block 50 --warm-rounds 40 --out "$results/$date-interleaved.md"
+java -cp "$jar" dev.omnium.bench.RoundTrips "${rt_args[@]}" --out "$results/$date-roundtrips.md" || rt=$?
+echo "benchmarks: round trips done after $((SECONDS - start)) s"
+java -cp "$jar" dev.omnium.bench.Interleaved "${il_args[@]}" --out "$results/$date-interleaved.md"
+echo "benchmarks: interleaved done after $((SECONDS - start)) s"
+java -cp "$jar" dev.omnium.bench.Profile "${profile_args[@]}" --out "$results/$date-profile.md"
 java -cp "$jar" dev.omnium.bench.Report --results "$results/$date.json" --roundtrips "$results/$date-roundtrips.md" \
-  --interleaved "$results/$date-interleaved.md" --analysis benchmarks/ANALYSIS.md --out docs/performance.md --settings "$jmh_args" --command "benchmarks/run.sh"
+  --interleaved "$results/$date-interleaved.md" --profile "$results/$date-profile.md" \
+  --analysis benchmarks/ANALYSIS.md --out "$docs" --readme-out "$results/README-performance.md" \
+  --settings "$jmh_args" --command "benchmarks/run.sh"
+# later: java -cp "$jar" dev.omnium.bench.Report ... --check-readme README.md (same inputs) tells whether the
+# README holds this block
 echo "benchmarks: done in $((SECONDS - start)) s: $results/$date.json, $results/$date-roundtrips.md," \
-  "$results/$date-interleaved.md, docs/performance.md"
+  "$results/$date-interleaved.md, $results/$date-profile.md, $docs," \
+  "$results/README-performance.md (paste it under the README's '## Performance' heading)"
 if [[ $rt -ne 0 ]]; then echo "benchmarks: the round-trip check reported a missed target (exit $rt)" >&2; fi

@@ -5,6 +5,7 @@
 # with C1 only and a small serial heap: less JIT work on 2 cores, and the numbers do not matter here.
 # The throughput benchmark runs only at 16 threads here (1 and 4 threads run the same code), and the
 # routing decision only with its clock read (decideClockGiven is the same call minus System.nanoTime()).
+# About 1 minute more runs the interleaved runner, the JFR breakdown and the report on tiny inputs.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 jar="$here/target/benchmarks.jar"
@@ -28,4 +29,15 @@ OMNIUM_BENCH_WARM_ROUNDS=1 timeout 600 java -jar "$jar" \
   }
 grep -E '^\[harness\]|^\[stale replica\]' "$out/jmh.log" || true
 java -cp "$jar" dev.omnium.bench.Report --check "$out/smoke.json" --expect "$expected"
+# The tools behind the full run keep working too: a few interleaved rounds at two thread counts (with
+# the read-your-writes pair) and a short JFR breakdown; then the report and the README block from them.
+OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.Interleaved --rounds 2 --block 5 --warm-rounds 0 --threads 1,4 \
+  --ryw-rounds 2 --out "$out/interleaved.md" > "$out/interleaved.log" 2>&1 || {
+    tail -n 40 "$out/interleaved.log"; echo "benchmarks smoke: Interleaved failed" >&2; exit 1; }
+OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.Profile --tx 200 --out "$out/profile.md" > "$out/profile.log" 2>&1 || {
+    tail -n 40 "$out/profile.log"; echo "benchmarks smoke: Profile failed" >&2; exit 1; }
+java -cp "$jar" dev.omnium.bench.Report --results "$out/smoke.json" --interleaved "$out/interleaved.md" \
+  --profile "$out/profile.md" --out "$out/performance.md" --readme-out "$out/README-performance.md" > /dev/null
+grep -q "throughput ≥ 0.97" "$out/README-performance.md" || {
+  echo "benchmarks smoke: the README block lacks the throughput targets" >&2; exit 1; }
 echo "benchmarks smoke: $expected benchmarks ran in $((SECONDS - start)) s"

@@ -68,6 +68,14 @@ public enum Contender {
    * addresses (the servers themselves, or {@link WireCounter} proxies in front of them).
    */
   public DataSource open(BenchCluster c, String primary, String replica) {
+    return open(c, primary, replica, "");
+  }
+
+  /**
+   * Like {@link #open(BenchCluster, String, String)}, with {@code omniumOptions} (such as
+   * {@code "&readYourWrites=thread"}) appended to omnium's URL; other contenders ignore them.
+   */
+  public DataSource open(BenchCluster c, String primary, String replica, String omniumOptions) {
     String db = c.database();
     switch (this) {
       case REPLICA_POOL:
@@ -75,9 +83,10 @@ public enum Contender {
       case PRIMARY_POOL:
         return hikari("jdbc:postgresql://" + primary + "/" + db, null, new Properties(), c);
       case OMNIUM_DRIVER:
-        return hikari(omniumUrl(primary, replica, db), OmniumDriver.class.getName(), new Properties(), c);
+        return hikari(omniumUrl(primary, replica, db) + omniumOptions, OmniumDriver.class.getName(),
+            new Properties(), c);
       case OMNIUM_DATASOURCE: {
-        OmniumDataSource ds = new OmniumDataSource(omniumUrl(primary, replica, db));
+        OmniumDataSource ds = new OmniumDataSource(omniumUrl(primary, replica, db) + omniumOptions);
         ds.setUser(c.user());
         return ds;
       }

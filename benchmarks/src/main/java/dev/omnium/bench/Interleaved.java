@@ -1,15 +1,23 @@
 package dev.omnium.bench;
 
+import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import javax.sql.DataSource;
 
 /**
@@ -20,62 +28,149 @@ import javax.sql.DataSource;
  * out of the ratios. Reports per contender the median block time and the median of its per-round
  * ratios to (a) with a bootstrap 95% confidence interval of that median.
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Interleaved [--rounds 40] [--block 200] [--out file.md]</pre>
+ * <p>With {@code --threads 1,4,16,64} the same is repeated at each thread count: a block is then
+ * {@code max(block, 5 × threads)} transactions spread over that many threads started together;
+ * the ratio is the contender's throughput over (a)'s in the same round. Client CPU and allocation
+ * per transaction are those of the measuring threads (pool housekeeping threads not included).
+ *
+ * <p>With {@code --ryw-rounds N}, write transactions (case 2) through omnium with
+ * {@code readYourWrites=thread} against the same with it {@code off}, interleaved the same way,
+ * in driver mode and in DataSource mode.
+ *
+ * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Interleaved [--rounds 40] [--block 200]
+ *     [--warm-rounds 8] [--threads 1,4,16,64] [--ryw-rounds 0] [--out file.md]</pre>
  */
 public final class Interleaved {
   private static final Contender[] CONTENDERS = {Contender.REPLICA_POOL, Contender.OMNIUM_DRIVER,
       Contender.OMNIUM_DATASOURCE, Contender.PGJDBC_MULTIHOST, Contender.AWS_WRAPPER_SRW};
-  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static final Contender[] OMNIUM = {Contender.OMNIUM_DRIVER, Contender.OMNIUM_DATASOURCE};
+  private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+  /** One measured block: wall time, and CPU and allocation of the measuring threads. */
+  record Block(long wallNanos, long cpuNanos, long allocatedBytes, int ops) { }
+
+  /** Threads that run one block together, started at once, reused for every block. */
+  static final class Crew implements AutoCloseable {
+    final int threads;
+    private final ExecutorService pool;
+
+    Crew(int threads) {
+      this.threads = threads;
+      this.pool = Executors.newFixedThreadPool(threads, r -> {
+        Thread t = new Thread(r, "interleaved-" + threads);
+        t.setDaemon(true);
+        return t;
+      });
+    }
+
+    @FunctionalInterface
+    interface Op {
+      void run(DataSource ds, int i) throws SQLException;
+    }
+
+    Block run(DataSource ds, int perThread, int base, Op op) throws Exception {
+      if (threads == 1) return measure(ds, perThread, base, op);
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<long[]>> parts = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int from = base + t * perThread;
+        parts.add(pool.submit(() -> {
+          go.await();
+          Block b = measure(ds, perThread, from, op);
+          return new long[] {b.cpuNanos(), b.allocatedBytes()};
+        }));
+      }
+      long t0 = System.nanoTime();
+      go.countDown();
+      long cpu = 0;
+      long alloc = 0;
+      for (Future<long[]> f : parts) {
+        long[] r = f.get();
+        cpu += r[0];
+        alloc += r[1];
+      }
+      return new Block(System.nanoTime() - t0, cpu, alloc, threads * perThread);
+    }
+
+    private static Block measure(DataSource ds, int ops, int from, Op op) throws SQLException {
+      long id = Thread.currentThread().getId();
+      long cpu0 = THREADS.getCurrentThreadCpuTime();
+      long alloc0 = THREADS.getThreadAllocatedBytes(id);
+      long t0 = System.nanoTime();
+      for (int i = 0; i < ops; i++) op.run(ds, from + i);
+      long t1 = System.nanoTime();
+      return new Block(t1 - t0, THREADS.getCurrentThreadCpuTime() - cpu0,
+          THREADS.getThreadAllocatedBytes(id) - alloc0, ops);
+    }
+
+    @Override
+    public void close() {
+      pool.shutdownNow();
+    }
+  }
+
+  /** Per contender and measured round: µs per op (wall), CPU µs per op, bytes per op. */
+  static final class Series {
+    final double[] micros;
+    final double[] cpu;
+    final double[] alloc;
+
+    Series(int rounds) {
+      micros = new double[rounds];
+      cpu = new double[rounds];
+      alloc = new double[rounds];
+    }
+
+    void put(int round, Block b) {
+      micros[round] = b.wallNanos() / 1000.0 / b.ops();
+      cpu[round] = b.cpuNanos() / 1000.0 / b.ops();
+      alloc[round] = b.allocatedBytes() / (double) b.ops();
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     int rounds = 40;
     int block = 200;
     int warmRounds = 8;
+    int rywRounds = 0;
+    int[] threadCounts = {1};
     Path out = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--rounds": rounds = Integer.parseInt(args[++i]); break;
         case "--block": block = Integer.parseInt(args[++i]); break;
         case "--warm-rounds": warmRounds = Integer.parseInt(args[++i]); break;
+        case "--ryw-rounds": rywRounds = Integer.parseInt(args[++i]); break;
+        case "--threads":
+          threadCounts = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+          break;
         case "--out": out = Path.of(args[++i]); break;
         default: throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    Map<Contender, DataSource> sources = new EnumMap<>(Contender.class);
-    Map<Contender, double[]> micros = new EnumMap<>(Contender.class);
-    Map<Contender, double[]> cpu = new EnumMap<>(Contender.class);
     int[] ids = Workloads.ids(0x5eed, 4096);
-    String md;
+    StringBuilder md = new StringBuilder();
     try (BenchCluster cluster = BenchCluster.start()) {
+      Map<Contender, DataSource> sources = new EnumMap<>(Contender.class);
       try {
         for (Contender c : CONTENDERS) {
           DataSource ds = c.open(cluster);
           sources.put(c, ds);
           Workloads.awaitReadsOn(ds, "replica", Duration.ofSeconds(30), c.name());
           Workloads.warm(ds, Contender.POOL_SIZE, Workloads.WARM_ROUNDS);
-          micros.put(c, new double[rounds]);
-          cpu.put(c, new double[rounds]);
         }
-        int next = 0;
-        for (int round = -warmRounds; round < rounds; round++) {
-          for (int k = 0; k < CONTENDERS.length; k++) {
-            Contender c = CONTENDERS[Math.floorMod(round + k, CONTENDERS.length)]; // rotate who goes first
-            DataSource ds = sources.get(c);
-            long cpu0 = THREADS.getCurrentThreadCpuTime();
-            long t0 = System.nanoTime();
-            for (int i = 0; i < block; i++) Workloads.readTx(ds, ids[next++ & 4095]);
-            long t1 = System.nanoTime();
-            long cpu1 = THREADS.getCurrentThreadCpuTime();
-            if (round >= 0) {
-              micros.get(c)[round] = (t1 - t0) / 1000.0 / block;
-              cpu.get(c)[round] = (cpu1 - cpu0) / 1000.0 / block;
-            }
-          }
+        for (int threads : threadCounts) {
+          int perThread = Math.max(5, (int) Math.ceil(block / (double) threads));
+          Map<Contender, Series> series = interleave(CONTENDERS, sources, rounds, warmRounds, threads,
+              perThread, (ds, i) -> Workloads.readTx(ds, ids[i & 4095]));
+          if (threads == 1) md.append(markdown(rounds, block, warmRounds, series));
+          md.append(threadsMarkdown(threads, rounds, perThread, series));
+          System.out.println("[interleaved] " + threads + " thread(s) done");
         }
       } finally {
         for (DataSource ds : sources.values()) Contender.close(ds);
       }
-      md = markdown(rounds, block, warmRounds, micros, cpu);
+      if (rywRounds > 0) md.append(readYourWrites(cluster, rywRounds, warmRounds, block));
     }
     System.out.println(md);
     if (out != null) {
@@ -85,39 +180,60 @@ public final class Interleaved {
     }
   }
 
-  private static String markdown(int rounds, int block, int warmRounds, Map<Contender, double[]> micros,
-                                 Map<Contender, double[]> cpu) {
+  /** Runs {@code rounds} measured rounds (after warm-up) of every contender in rotating order. */
+  static <K> Map<K, Series> interleave(K[] order, Map<K, DataSource> sources, int rounds, int warmRounds,
+                                       int threads, int perThread, Crew.Op op) throws Exception {
+    Map<K, Series> series = new LinkedHashMap<>();
+    for (K k : order) series.put(k, new Series(rounds));
+    int next = 0;
+    try (Crew crew = new Crew(threads)) {
+      for (int round = -warmRounds; round < rounds; round++) {
+        for (int k = 0; k < order.length; k++) {
+          K c = order[Math.floorMod(round + k, order.length)]; // rotate who goes first
+          Block b = crew.run(sources.get(c), perThread, next, op);
+          next += threads * perThread;
+          if (round >= 0) series.get(c).put(round, b);
+        }
+      }
+    }
+    return series;
+  }
+
+  private static String markdown(int rounds, int block, int warmRounds, Map<Contender, Series> series) {
     StringBuilder b = new StringBuilder();
     b.append("### Case 1 interleaved (paired rounds)\n\n");
     b.append("One cluster, the five data sources open side by side; ").append(rounds).append(" rounds (after ")
         .append(warmRounds).append(" warm-up rounds) in which each contender runs ").append(block)
         .append(" Spring-shaped read-only transactions in turn, the order rotating every round. Ratios are paired: ")
         .append("each block against (a)'s block of the same round, seconds apart, so load that drifts over the run ")
-        .append("cancels out. *95% CI*: bootstrap confidence interval of the median ratio.\n\n");
-    b.append("| contender | median µs/op | p25–p75 µs/op | median client CPU µs/op | median ratio to (a) | 95% CI of the median ratio |\n");
-    b.append("|---|---:|---:|---:|---:|---:|\n");
-    double[] limit = micros.get(Contender.REPLICA_POOL);
+        .append("cancels out. *95% CI*: bootstrap confidence interval of the median ratio. Client CPU and allocation: ")
+        .append("the measuring thread's, per transaction.\n\n");
+    b.append("| contender | median µs/op | p25–p75 µs/op | median client CPU µs/op | median client B/op ")
+        .append("| median ratio to (a) | 95% CI of the median ratio |\n");
+    b.append("|---|---:|---:|---:|---:|---:|---:|\n");
+    double[] limit = series.get(Contender.REPLICA_POOL).micros;
     for (Contender c : CONTENDERS) {
-      double[] t = micros.get(c);
+      Series s = series.get(c);
+      double[] t = s.micros;
       double[] ratios = new double[rounds];
       for (int r = 0; r < rounds; r++) ratios[r] = t[r] / limit[r];
       double[] ci = bootstrapMedianCi(ratios, 0x0b5e55edL);
       b.append("| ").append(c.label()).append(" | ").append(f(median(t))).append(" | ")
           .append(f(percentile(t, 25))).append("–").append(f(percentile(t, 75))).append(" | ")
-          .append(f(median(cpu.get(c)))).append(" | ")
-          .append(String.format(Locale.ROOT, "%.3f", median(ratios))).append(" | ")
+          .append(f(median(s.cpu))).append(" | ").append(String.format(Locale.ROOT, "%.0f", median(s.alloc)))
+          .append(" | ").append(String.format(Locale.ROOT, "%.3f", median(ratios))).append(" | ")
           .append(String.format(Locale.ROOT, "%.3f–%.3f", ci[0], ci[1])).append(" |\n");
-      // machine-readable line for the report's verdicts
+      // machine-readable lines for the report's verdicts
       b.append("<!-- interleaved ").append(c.name()).append(' ')
           .append(String.format(Locale.ROOT, "%.5f %.5f %.5f", median(ratios), ci[0], ci[1])).append(" -->\n");
     }
     b.append('\n');
     // pairwise against (d) and (e): omnium faster?
     b.append("| pair (same rounds) | median ratio | 95% CI |\n|---|---:|---:|\n");
-    for (Contender o : new Contender[] {Contender.OMNIUM_DRIVER, Contender.OMNIUM_DATASOURCE}) {
+    for (Contender o : OMNIUM) {
       for (Contender p : new Contender[] {Contender.PGJDBC_MULTIHOST, Contender.AWS_WRAPPER_SRW}) {
         double[] ratios = new double[rounds];
-        for (int r = 0; r < rounds; r++) ratios[r] = micros.get(o)[r] / micros.get(p)[r];
+        for (int r = 0; r < rounds; r++) ratios[r] = series.get(o).micros[r] / series.get(p).micros[r];
         double[] ci = bootstrapMedianCi(ratios, 0x5eedL);
         b.append("| ").append(o.label()).append(" ÷ ").append(p.label()).append(" | ")
             .append(String.format(Locale.ROOT, "%.3f", median(ratios))).append(" | ")
@@ -125,6 +241,90 @@ public final class Interleaved {
         b.append("<!-- pair ").append(o.name()).append(' ').append(p.name()).append(' ')
             .append(String.format(Locale.ROOT, "%.5f %.5f %.5f", median(ratios), ci[0], ci[1])).append(" -->\n");
       }
+    }
+    b.append('\n');
+    return b.toString();
+  }
+
+  /**
+   * Throughput at one thread count, as a ratio to (a) per round, plus the overhead over (a) in
+   * client CPU and allocation per transaction (medians of the per-round differences).
+   */
+  private static String threadsMarkdown(int threads, int rounds, int perThread, Map<Contender, Series> series) {
+    StringBuilder b = new StringBuilder();
+    b.append("### Case 1 interleaved at ").append(threads).append(threads == 1 ? " thread" : " threads")
+        .append(": throughput ratio to (a)\n\n");
+    b.append(rounds).append(" paired rounds; each block ").append(threads).append(" × ").append(perThread)
+        .append(" read-only transactions started together. *Throughput ratio*: the contender's transactions per ")
+        .append("second over (a)'s in the same round (≥ 1 is as fast as the limit). *Overhead*: per-round ")
+        .append("difference to (a) in client CPU and allocation per transaction, median.\n\n");
+    b.append("| contender | median ops/s | median throughput ratio to (a) | 95% CI | client CPU µs/op ")
+        .append("| overhead CPU µs/op | client B/op | overhead B/op |\n");
+    b.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    Series limit = series.get(Contender.REPLICA_POOL);
+    for (Contender c : CONTENDERS) {
+      Series s = series.get(c);
+      double[] ratios = new double[rounds];
+      double[] cpuOver = new double[rounds];
+      double[] allocOver = new double[rounds];
+      double[] opsPerSecond = new double[rounds];
+      for (int r = 0; r < rounds; r++) {
+        ratios[r] = limit.micros[r] / s.micros[r];
+        cpuOver[r] = s.cpu[r] - limit.cpu[r];
+        allocOver[r] = s.alloc[r] - limit.alloc[r];
+        opsPerSecond[r] = 1e6 / s.micros[r];
+      }
+      double[] ci = bootstrapMedianCi(ratios, 0x7412L + threads);
+      b.append("| ").append(c.label()).append(" | ").append(String.format(Locale.ROOT, "%.0f", median(opsPerSecond)))
+          .append(" | ").append(String.format(Locale.ROOT, "%.3f", median(ratios))).append(" | ")
+          .append(String.format(Locale.ROOT, "%.3f–%.3f", ci[0], ci[1])).append(" | ")
+          .append(f(median(s.cpu))).append(" | ").append(String.format(Locale.ROOT, "%+.2f", median(cpuOver)))
+          .append(" | ").append(String.format(Locale.ROOT, "%.0f", median(s.alloc))).append(" | ")
+          .append(String.format(Locale.ROOT, "%+.0f", median(allocOver))).append(" |\n");
+      b.append("<!-- threads ").append(threads).append(' ').append(c.name()).append(' ')
+          .append(String.format(Locale.ROOT, "%.5f %.5f %.5f %.4f %.1f", median(ratios), ci[0], ci[1],
+              median(cpuOver), median(allocOver))).append(" -->\n");
+    }
+    b.append('\n');
+    return b.toString();
+  }
+
+  /** Write transactions with readYourWrites=thread against off, driver mode and DataSource mode. */
+  private static String readYourWrites(BenchCluster cluster, int rounds, int warmRounds, int block) throws Exception {
+    String[] keys = {"OMNIUM_DRIVER off", "OMNIUM_DRIVER thread", "OMNIUM_DATASOURCE off", "OMNIUM_DATASOURCE thread"};
+    Map<String, DataSource> sources = new LinkedHashMap<>();
+    Map<String, Series> series;
+    try {
+      for (String k : keys) {
+        String[] parts = k.split(" ");
+        DataSource ds = Contender.valueOf(parts[0]).open(cluster, cluster.primary().hostPort(),
+            cluster.replica().hostPort(), "&readYourWrites=" + parts[1] + "&readYourWritesTtl=60s");
+        sources.put(k, ds);
+        Workloads.warmWrites(ds, Contender.POOL_SIZE);
+      }
+      series = interleave(keys, sources, rounds, warmRounds, 1, Math.max(5, block / 4),
+          (ds, i) -> Workloads.writeTx(ds, i));
+    } finally {
+      for (DataSource ds : sources.values()) Contender.close(ds);
+    }
+    StringBuilder b = new StringBuilder();
+    b.append("### Write transaction with readYourWrites=thread, interleaved\n\n");
+    b.append(rounds).append(" paired rounds of ").append(Math.max(5, block / 4))
+        .append(" write transactions (case 2), 1 thread: omnium with `readYourWrites=thread` against the same ")
+        .append("with it `off`, same round. The commit and the position query share one round trip.\n\n");
+    b.append("| mode | median µs/op `off` | median µs/op `thread` | median ratio thread ÷ off | 95% CI |\n");
+    b.append("|---|---:|---:|---:|---:|\n");
+    for (Contender c : OMNIUM) {
+      Series off = series.get(c.name() + " off");
+      Series on = series.get(c.name() + " thread");
+      double[] ratios = new double[rounds];
+      for (int r = 0; r < rounds; r++) ratios[r] = on.micros[r] / off.micros[r];
+      double[] ci = bootstrapMedianCi(ratios, 0x9e11L);
+      b.append("| ").append(c.label()).append(" | ").append(f(median(off.micros))).append(" | ")
+          .append(f(median(on.micros))).append(" | ").append(String.format(Locale.ROOT, "%.3f", median(ratios)))
+          .append(" | ").append(String.format(Locale.ROOT, "%.3f–%.3f", ci[0], ci[1])).append(" |\n");
+      b.append("<!-- ryw ").append(c.name()).append(' ')
+          .append(String.format(Locale.ROOT, "%.5f %.5f %.5f", median(ratios), ci[0], ci[1])).append(" -->\n");
     }
     b.append('\n');
     return b.toString();

@@ -9,14 +9,17 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Turns a JMH JSON result file (plus the {@link RoundTrips} section) into the Markdown of
- * {@code docs/performance.md}: one table per case with the score, its 99.9% error, the ratio to the
- * limit and the allocation per operation, then the targets with a verdict computed from the same
- * numbers, then the hand-written analysis ({@code benchmarks/ANALYSIS.md}).
+ * Turns a JMH JSON result file (plus the {@link RoundTrips}, {@link Interleaved} and {@link Profile}
+ * sections) into the Markdown of {@code docs/performance.md} and of the README's performance summary
+ * ({@code --readme-out}; {@code --check-readme README.md} fails when the README holds another):
+ * one table per case with the score, its 99.9% error, the ratio to the limit and the allocation per
+ * operation, then the targets with a verdict computed from the same numbers, then the hand-written
+ * analysis ({@code benchmarks/ANALYSIS.md}).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Report --results R.json [--roundtrips R.md]
- *     [--analysis benchmarks/ANALYSIS.md] [--out docs/performance.md] [--settings "jmh args"] [--command "..."]
+ *     [--interleaved I.md] [--profile P.md] [--analysis benchmarks/ANALYSIS.md] [--out docs/performance.md]
+ *     [--readme-out README-performance.md] [--check-readme README.md] [--settings "jmh args"] [--command "..."]
  * java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Report --check R.json --expect N
  * </pre>
  */
@@ -43,6 +46,8 @@ public final class Report {
   private final List<Result> results;
   /** The Interleaved section (Markdown with machine-readable comments), or null. */
   private String interleaved;
+  /** The Profile section (JFR breakdown), or null. */
+  private String profile;
 
   private Report(List<Result> results) {
     this.results = results;
@@ -88,6 +93,9 @@ public final class Report {
     Path analysis = null;
     Path out = null;
     Path check = null;
+    Path readmeOut = null;
+    Path checkReadme = null;
+    Path profilePath = null;
     int expect = 0;
     String settings = "";
     String command = "benchmarks/run.sh";
@@ -96,11 +104,14 @@ public final class Report {
         case "--results": results = Path.of(args[++i]); break;
         case "--roundtrips": roundTrips = Path.of(args[++i]); break;
         case "--interleaved": interleaved = Path.of(args[++i]); break;
+        case "--profile": profilePath = Path.of(args[++i]); break;
         case "--analysis": analysis = Path.of(args[++i]); break;
         case "--out": out = Path.of(args[++i]); break;
         case "--settings": settings = args[++i]; break;
         case "--command": command = args[++i]; break;
         case "--check": check = Path.of(args[++i]); break;
+        case "--readme-out": readmeOut = Path.of(args[++i]); break;
+        case "--check-readme": checkReadme = Path.of(args[++i]); break;
         case "--expect": expect = Integer.parseInt(args[++i]); break;
         default: throw new IllegalArgumentException("unknown argument " + args[i]);
       }
@@ -111,8 +122,23 @@ public final class Report {
     if (results == null) throw new IllegalArgumentException("--results is required");
     Report report = new Report(load(results));
     report.interleaved = interleaved == null || !Files.exists(interleaved) ? null : Files.readString(interleaved);
-    String md = report.markdown(results, roundTrips == null || !Files.exists(roundTrips) ? null : Files.readString(roundTrips),
+    report.profile = profilePath == null || !Files.exists(profilePath) ? null : Files.readString(profilePath);
+    String rtText = roundTrips == null || !Files.exists(roundTrips) ? null : Files.readString(roundTrips);
+    String md = report.markdown(results, rtText,
         analysis == null || !Files.exists(analysis) ? null : Files.readString(analysis), settings, command);
+    String summary = report.readmeSummary(results, rtText, command);
+    if (readmeOut != null) {
+      Files.writeString(readmeOut, summary);
+      System.out.println("written " + readmeOut);
+    }
+    if (checkReadme != null) {
+      // the README's performance summary must be this run's block, verbatim (a hand copy drifts)
+      boolean same = Files.readString(checkReadme).replace("\r\n", "\n").contains(summary.strip());
+      System.out.println(checkReadme + (same ? ": performance summary matches the results"
+          : ": performance summary differs from the results: paste " + (readmeOut != null ? readmeOut
+          : "the block written with --readme-out") + " under its '## Performance' heading"));
+      if (!same) System.exit(1);
+    }
     if (out == null) {
       System.out.println(md);
     } else {
@@ -267,48 +293,29 @@ public final class Report {
     }
     b.append('\n');
 
+    if (profile != null) {
+      b.append("## 8. Where omnium's extra client cost goes (JFR breakdown)\n\n");
+      b.append(profile.replaceAll("(?m)^<!--.*-->\\R", "").replace("### Where", "### 8a. Where"));
+    }
+
     if (analysis != null) b.append(analysis.strip()).append('\n');
     return b.toString();
   }
 
   private String targets(String roundTrips) {
     StringBuilder b = new StringBuilder("## Targets\n\n| target | measured | verdict |\n|---|---|---|\n");
-    Result a = find("ReadTxBenchmark.readTx", "REPLICA_POOL");
     Result d = find("ReadTxBenchmark.readTx", "PGJDBC_MULTIHOST");
     Result e = find("ReadTxBenchmark.readTx", "AWS_WRAPPER_SRW");
-    for (String c : new String[] {"OMNIUM_DRIVER", "OMNIUM_DATASOURCE"}) {
-      Result r = find("ReadTxBenchmark.readTx", c);
-      StringBuilder m = new StringBuilder();
-      double lo;
-      double hi;
-      if (r != null && a != null) {
-        m.append("JMH: ").append(num(r.score)).append(" ± ").append(err(r.error)).append(" µs vs ").append(num(a.score))
-            .append(" ± ").append(err(a.error)).append(" µs = ").append(String.format(Locale.ROOT, "%.3f×", r.score / a.score));
-      }
-      double[] il = interleavedLine("interleaved " + c);
-      if (il != null) {
-        if (m.length() > 0) m.append("; ");
-        m.append("interleaved: **").append(String.format(Locale.ROOT, "%.3f×", il[0])).append("** (95% CI ")
-            .append(String.format(Locale.ROOT, "%.3f–%.3f", il[1], il[2])).append(')');
-        lo = il[1];
-        hi = il[2];
-      } else if (r != null && a != null) {
-        double[] iv = ratioInterval(r, a);
-        lo = iv[0];
-        hi = iv[1];
-      } else {
-        continue;
-      }
-      String verdict = hi <= 1.03 ? "met" : lo > 1.03 ? "**missed**"
-          : "**not shown**: the interval straddles 1.03";
-      b.append("| ").append(label(c)).append(": read-only transaction ≤ 1.03 × (a) | ").append(m).append(" | ")
-          .append(verdict).append(" |\n");
-    }
+    b.append(throughputTargets());
+    b.append(overheadTarget());
+    b.append(readYourWritesTarget());
     b.append(routingTarget());
     if (roundTrips != null) {
       boolean missed = roundTrips.contains("TARGET MISSED");
-      b.append("| zero extra round trips | omnium's round trips and statements per unit of work equal the limit's in ")
-          .append("cases 1, 2 and 3 (section 5) | ").append(missed ? "**missed**" : "met").append(" |\n");
+      b.append("| round trips equal to the limit's in every case | omnium's round trips per unit of work against ")
+          .append("the limit's (section 5): read-only transaction, write transaction, write transaction with ")
+          .append("`readYourWrites=thread`, autocommit read, autocommit read every 600 ms | ")
+          .append(missed ? "**missed**" : "met").append(" |\n");
     }
     for (String c : new String[] {"OMNIUM_DRIVER", "OMNIUM_DATASOURCE"}) {
       Result r = find("ReadTxBenchmark.readTx", c);
@@ -351,6 +358,136 @@ public final class Report {
     return b.toString();
   }
 
+  /** Thread counts the Interleaved section measured, in order. */
+  private List<Integer> interleavedThreadCounts() {
+    List<Integer> out = new ArrayList<>();
+    if (interleaved == null) return out;
+    for (String line : interleaved.split("\\R")) {
+      String t = line.trim();
+      if (t.startsWith("<!-- threads ") && t.contains(" REPLICA_POOL ")) {
+        out.add(Integer.parseInt(t.split("\\s+")[2]));
+      }
+    }
+    return out;
+  }
+
+  /** Goal: read-only transactions at ≥ 0.97 × the limit's throughput, per thread count and mode. */
+  private String throughputTargets() {
+    StringBuilder b = new StringBuilder();
+    List<Integer> counts = interleavedThreadCounts();
+    for (String c : new String[] {"OMNIUM_DRIVER", "OMNIUM_DATASOURCE"}) {
+      if (counts.isEmpty()) continue;
+      StringBuilder m = new StringBuilder();
+      int met = 0;
+      int missed = 0;
+      for (int threads : counts) {
+        double[] v = interleavedLine("threads " + threads + " " + c);
+        if (v == null) continue;
+        if (m.length() > 0) m.append("; ");
+        m.append(threads).append(threads == 1 ? " thread " : " threads ").append("**")
+            .append(String.format(Locale.ROOT, "%.3f×", v[0])).append("** (95% CI ")
+            .append(String.format(Locale.ROOT, "%.3f–%.3f", v[1], v[2])).append(')');
+        if (v[1] >= 0.97) met++;
+        if (v[2] < 0.97) missed++;
+      }
+      String verdict = met == counts.size() ? "met" : missed > 0 ? "**missed** at " + missed + " of "
+          + counts.size() + " thread counts" : "**not shown** at " + (counts.size() - met) + " of "
+          + counts.size() + " thread counts: the interval straddles 0.97";
+      b.append("| ").append(label(c)).append(": read-only transaction throughput ≥ 0.97 × (a) at ")
+          .append(counts.toString().replaceAll("[\\[\\]]", "").replaceAll(", (\\d+)$", " and $1"))
+          .append(" threads (interleaved) | ").append(m).append(" | ").append(verdict)
+          .append(" |\n");
+    }
+    return b.toString();
+  }
+
+  /** Goal: ≤ +2 µs client CPU and ≤ +150 B allocated per read-only transaction over the limit. */
+  private String overheadTarget() {
+    StringBuilder b = new StringBuilder();
+    Result a = find("ReadTxBenchmark.readTx", "REPLICA_POOL");
+    for (String c : new String[] {"OMNIUM_DRIVER", "OMNIUM_DATASOURCE"}) {
+      double[] v = interleavedLine("threads 1 " + c);
+      Result r = find("ReadTxBenchmark.readTx", c);
+      StringBuilder m = new StringBuilder();
+      boolean ok = true;
+      boolean known = false;
+      if (v != null && v.length >= 5) {
+        m.append("interleaved, 1 thread: ").append(String.format(Locale.ROOT, "%+.2f µs CPU, %+.0f B", v[3], v[4]));
+        ok = v[3] <= 2.0 && v[4] <= 150;
+        known = true;
+      }
+      if (r != null && a != null && !Double.isNaN(r.alloc) && !Double.isNaN(a.alloc)) {
+        if (m.length() > 0) m.append("; ");
+        double over = r.alloc - a.alloc;
+        m.append("JMH -prof gc: ").append(String.format(Locale.ROOT, "%+.0f B/op", over));
+        if (!Double.isNaN(r.cpu) && !Double.isNaN(a.cpu)) {
+          m.append(String.format(Locale.ROOT, ", %+.2f µs CPU/op", r.cpu - a.cpu));
+        }
+        ok = ok && over <= 150;
+        known = true;
+      }
+      if (!known) continue;
+      b.append("| ").append(label(c)).append(": overhead per read-only transaction ≤ +2 µs client CPU and ")
+          .append("≤ +150 B over (a) | ").append(m).append(" | ").append(ok ? "met" : "**missed**").append(" |\n");
+    }
+    return b.toString();
+  }
+
+  /** Goal: a write transaction with readYourWrites=thread ≤ 1.05 × the same with it off. */
+  private String readYourWritesTarget() {
+    StringBuilder b = new StringBuilder();
+    for (String c : new String[] {"OMNIUM_DRIVER", "OMNIUM_DATASOURCE"}) {
+      double[] v = interleavedLine("ryw " + c);
+      if (v == null) continue;
+      String verdict = v[2] <= 1.05 ? "met" : v[1] > 1.05 ? "**missed**"
+          : "**not shown**: the interval straddles 1.05";
+      b.append("| ").append(label(c)).append(": write transaction with `readYourWrites=thread` ≤ 1.05 × `off` | ")
+          .append("interleaved: **").append(String.format(Locale.ROOT, "%.3f×", v[0])).append("** (95% CI ")
+          .append(String.format(Locale.ROOT, "%.3f–%.3f", v[1], v[2])).append(") | ").append(verdict)
+          .append(" |\n");
+    }
+    return b.toString();
+  }
+
+  /**
+   * The README's performance summary, from the same results as docs/performance.md: what was
+   * measured, the one command, the targets with their verdicts and the interleaved figures.
+   */
+  String readmeSummary(Path resultsFile, String roundTrips, String command) {
+    StringBuilder b = new StringBuilder();
+    b.append("<!-- Generated by dev.omnium.bench.Report from ").append(resultsFile.getFileName())
+        .append(" together with docs/performance.md. Re-run benchmarks/run.sh, do not edit. -->\n");
+    b.append("Measured with JMH and interleaved paired rounds against real servers (the sandbox's PostgreSQL 18 ")
+        .append("primary and streaming replica on the same machine as the client), identical work and pool sizes ")
+        .append("for every contender: (a) HikariCP straight to the replica (the limit), (b) omnium in driver mode ")
+        .append("under HikariCP, (c) `OmniumDataSource`, (d) pgjdbc multi-host `targetServerType=preferSecondary` ")
+        .append("under HikariCP, (e) the AWS Advanced JDBC Wrapper (`srw` plugin) under HikariCP. One command ")
+        .append("reproduces every figure and regenerates [docs/performance.md](docs/performance.md) and this ")
+        .append("summary:\n\n```sh\n").append(command).append("\n```\n\n");
+    b.append(targets(roundTrips).replace("## Targets\n\n", "### Targets\n\n"));
+    List<Integer> counts = interleavedThreadCounts();
+    if (!counts.isEmpty()) {
+      b.append("### Read-only transaction throughput, interleaved, ratio to (a)\n\n| contender |");
+      for (int t : counts) b.append(' ').append(t).append(t == 1 ? " thread |" : " threads |");
+      b.append("\n|---|");
+      for (int ignored : counts) b.append("---:|");
+      b.append('\n');
+      for (String c : READERS) {
+        b.append("| ").append(label(c)).append(" |");
+        for (int t : counts) {
+          double[] v = interleavedLine("threads " + t + " " + c);
+          b.append(' ').append(v == null ? "–" : String.format(Locale.ROOT, "%.3f (%.3f–%.3f)", v[0], v[1], v[2]))
+              .append(" |");
+        }
+        b.append('\n');
+      }
+      b.append("\nMedian of the per-round throughput ratios (95% bootstrap interval); ≥ 1 is as fast as the ")
+          .append("limit. Details, allocation, round trips on the wire and the analysis: ")
+          .append("[docs/performance.md](docs/performance.md).\n");
+    }
+    return b.toString();
+  }
+
   /** Ratio interval from two JMH scores and their 99.9% errors: [(r-e)/(l+e), (r+e)/(l-e)]. */
   private static double[] ratioInterval(Result r, Result l) {
     double re = Double.isFinite(r.error) ? r.error : 0;
@@ -367,7 +504,9 @@ public final class Report {
       String t = line.trim();
       if (t.startsWith("<!-- " + key + " ")) {
         String[] parts = t.substring(5 + key.length(), t.length() - 3).trim().split("\\s+");
-        return new double[] {Double.parseDouble(parts[0]), Double.parseDouble(parts[1]), Double.parseDouble(parts[2])};
+        double[] v = new double[parts.length];
+        for (int i = 0; i < parts.length; i++) v[i] = Double.parseDouble(parts[i]);
+        return v;
       }
     }
     return null;

@@ -125,8 +125,15 @@ public final class RoundTrips {
     for (Contender c : WRITERS) {
       rows.add(measure("write transaction (case 2)", c, false, (ds, i) -> Workloads.writeTx(ds, i)));
     }
+    for (Contender c : new Contender[] {Contender.OMNIUM_DRIVER, Contender.OMNIUM_DATASOURCE}) {
+      rows.add(measure(RYW_WRITE, c, false, "&readYourWrites=thread", (ds, i) -> Workloads.writeTx(ds, i)));
+    }
     for (Contender c : READERS) {
       rows.add(measureAutocommit(c));
+    }
+    for (Contender c : new Contender[] {Contender.REPLICA_POOL, Contender.OMNIUM_DRIVER,
+        Contender.OMNIUM_DATASOURCE}) {
+      rows.add(measureLightTraffic(c));
     }
     StringBuilder b = new StringBuilder();
     b.append("### Round trips and statements per unit of work (case 5)\n\n");
@@ -146,6 +153,8 @@ public final class RoundTrips {
         limitByCase.put(r.kase, r.roundTrips);
       }
     }
+    // the limit of a write with read-your-writes is the same write on HikariCP straight to the primary
+    limitByCase.put(RYW_WRITE, limitByCase.get("write transaction (case 2)"));
     for (Row r : rows) {
       b.append("| ").append(r.kase).append(" | ").append(r.contender.label()).append(" | ")
           .append(fmt(r.roundTrips)).append(" | ").append(fmt(r.primaryRoundTrips)).append(" | ")
@@ -167,8 +176,19 @@ public final class RoundTrips {
     return b.toString();
   }
 
+  static final String RYW_WRITE = "write transaction, readYourWrites=thread (case 2)";
+  static final String LIGHT_TRAFFIC =
+      "autocommit read every 600 ms, new PreparedStatement, held connection (light traffic)";
+  /** Reads in the light-traffic case: each one after the pooled session idled past 500 ms. */
+  static final int LIGHT_READS = 20;
+
   private Row measure(String kase, Contender contender, boolean reads, Work work) throws Exception {
-    DataSource ds = contender.open(cluster, primaryWire.hostPort(), replicaWire.hostPort());
+    return measure(kase, contender, reads, "", work);
+  }
+
+  private Row measure(String kase, Contender contender, boolean reads, String omniumOptions, Work work)
+      throws Exception {
+    DataSource ds = contender.open(cluster, primaryWire.hostPort(), replicaWire.hostPort(), omniumOptions);
     try {
       if (reads) {
         Workloads.awaitReadsOn(ds, "replica", Duration.ofSeconds(30), contender.name());
@@ -208,6 +228,39 @@ public final class RoundTrips {
       }
     } finally {
       Contender.close(ds);
+    }
+  }
+
+  /**
+   * Autocommit reads under light traffic: one every 600 ms on a held connection, each with its own
+   * PreparedStatement (the JdbcTemplate shape). HikariCP validates a pooled session idle for more
+   * than 500 ms before lending it; the limit holds its physical session and lends nothing.
+   */
+  private Row measureLightTraffic(Contender contender) throws Exception {
+    DataSource ds = contender.open(cluster, primaryWire.hostPort(), replicaWire.hostPort());
+    try {
+      Workloads.awaitReadsOn(ds, "replica", Duration.ofSeconds(30), contender.name());
+      Workloads.warm(ds, Contender.POOL_SIZE, Workloads.WARM_ROUNDS);
+      try (Connection c = ds.getConnection()) {
+        c.setReadOnly(true);
+        for (int i = 0; i < 20; i++) lightRead(c, 1 + i);
+        awaitQuiet();
+        Snapshot before = snapshot();
+        for (int i = 0; i < LIGHT_READS; i++) {
+          Workloads.sleep(600);
+          lightRead(c, 1 + i);
+        }
+        Snapshot after = snapshot();
+        return row(LIGHT_TRAFFIC, contender, before, after, LIGHT_READS);
+      }
+    } finally {
+      Contender.close(ds);
+    }
+  }
+
+  private static void lightRead(Connection c, int id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(BenchCluster.READ_SQL)) {
+      Workloads.autocommitRead(ps, id);
     }
   }
 
@@ -252,11 +305,16 @@ public final class RoundTrips {
 
   private static boolean background(String query) {
     String q = query.toLowerCase(Locale.ROOT);
+    if (q.contains("has_function_privilege")) return false; // read-your-writes' own position query
     return q.contains("replica_heartbeat") || q.startsWith("set application_name") || q.contains("pg_stat_statements") || q.contains("pg_stat_activity")
         || q.contains("pg_database") || q.contains("pg_last_wal") || q.contains("pg_current_wal");
   }
 
   private Row row(String kase, Contender contender, Snapshot before, Snapshot after) {
+    return row(kase, contender, before, after, tx);
+  }
+
+  private Row row(String kase, Contender contender, Snapshot before, Snapshot after, int tx) {
     long primaryRt = 0;
     long replicaRt = 0;
     Map<String, Long> bg = new TreeMap<>();

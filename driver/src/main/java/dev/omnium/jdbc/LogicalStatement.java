@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.ArrayList;
+import org.postgresql.jdbc.PgStatement;
 
 /**
  * A statement on the logical connection. It holds no physical statement until it executes, and
@@ -82,7 +83,7 @@ class LogicalStatement implements Statement {
 
   private void applySettings(Statement s) throws SQLException {
     if (fetchSize != UNSET) s.setFetchSize(fetchSize);
-    if (maxRows != UNSET) s.setLargeMaxRows(maxRows);
+    if (maxRows != UNSET) setMaxRowsOn(s, maxRows);
     if (queryTimeout != UNSET) s.setQueryTimeout(queryTimeout);
     if (fetchDirection != UNSET) s.setFetchDirection(fetchDirection);
     if (maxFieldSize != UNSET) s.setMaxFieldSize(maxFieldSize);
@@ -90,6 +91,15 @@ class LogicalStatement implements Statement {
     if (poolable != null) s.setPoolable(poolable);
     if (closeOnCompletion) s.closeOnCompletion();
     if (cursorName != null) s.setCursorName(cursorName);
+  }
+
+  /** pgjdbc implements setMaxRows only (setLargeMaxRows throws 0A000). */
+  private static void setMaxRowsOn(Statement s, long max) throws SQLException {
+    if (max <= Integer.MAX_VALUE) {
+      s.setMaxRows((int) max);
+    } else {
+      s.setLargeMaxRows(max);
+    }
   }
 
   final boolean boundTo(Connection physicalConnection) {
@@ -121,7 +131,7 @@ class LogicalStatement implements Statement {
   }
 
   final void checkOpen() throws SQLException {
-    if (closed) throw new SQLException("This statement has been closed.", "HY000");
+    if (closed) throw new SQLException("This statement has been closed.", "55000"); // pgjdbc's
     conn.checkOpen();
   }
 
@@ -134,12 +144,22 @@ class LogicalStatement implements Statement {
    */
   final ResultSet run(int op, String sql, int keys, int[] columnIndexes, String[] columnNames)
       throws SQLException {
+    if (op < BATCH) return runOnce(op, sql, keys, columnIndexes, columnNames);
+    try {
+      return runOnce(op, sql, keys, columnIndexes, columnNames);
+    } finally {
+      batchDone(); // JDBC and pgjdbc empty a batch whatever the outcome
+    }
+  }
+
+  private ResultSet runOnce(int op, String sql, int keys, int[] columnIndexes,
+                            String[] columnNames) throws SQLException {
     checkOpen();
     lastResultSet = null;
     Connection target = conn.beginStatement();
     try {
       ResultSet rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
-      if (op != QUERY && !(op == EXECUTE && boolResult)) conn.afterAutocommitWrite();
+      conn.afterAutocommitStatement(op != QUERY && !(op == EXECUTE && boolResult), this, sql);
       return rs;
     } catch (SQLException first) {
       Connection retry = canReplay() ? conn.retryTarget(first) : null;
@@ -155,6 +175,16 @@ class LogicalStatement implements Statement {
         throw SqlStates.asConnectionLost(second);
       }
     }
+  }
+
+  /** After executeBatch, whatever its outcome: the batch is empty. */
+  void batchDone() {
+    if (batch != null) batch.clear();
+  }
+
+  /** Read-your-writes: whether {@code sql} (this statement's own SQL when null) may write. */
+  boolean mayWrite(String sql) {
+    return StatementKind.mayWrite(sql);
   }
 
   /** False when a retry could not resend the same input (a stream already consumed). */
@@ -198,7 +228,6 @@ class LogicalStatement implements Statement {
         } else {
           largeBatchResult = s.executeLargeBatch();
         }
-        if (batch != null) batch.clear();
         return null;
       default:
         throw new IllegalStateException("unknown operation " + op);
@@ -368,7 +397,7 @@ class LogicalStatement implements Statement {
   public void setMaxFieldSize(int max) throws SQLException {
     checkOpen();
     if (max < 0) throw new SQLException("The maximum field size must be a value greater than or"
-        + " equal to 0.", "HY000");
+        + " equal to 0.", "22023");
     if (physical != null) physical.setMaxFieldSize(max);
     maxFieldSize = max;
   }
@@ -394,8 +423,8 @@ class LogicalStatement implements Statement {
   public void setLargeMaxRows(long max) throws SQLException {
     checkOpen();
     if (max < 0) throw new SQLException("Maximum number of rows must be a value greater than or"
-        + " equal to 0.", "HY000");
-    if (physical != null) physical.setLargeMaxRows(max);
+        + " equal to 0.", "22023");
+    if (physical != null) setMaxRowsOn(physical, max);
     maxRows = max;
   }
 
@@ -416,7 +445,7 @@ class LogicalStatement implements Statement {
   public void setQueryTimeout(int seconds) throws SQLException {
     checkOpen();
     if (seconds < 0) throw new SQLException("Query timeout must be a value greater than or"
-        + " equals to 0.", "HY000");
+        + " equals to 0.", "22023");
     if (physical != null) physical.setQueryTimeout(seconds);
     queryTimeout = seconds;
   }
@@ -463,7 +492,7 @@ class LogicalStatement implements Statement {
   public void setFetchSize(int rows) throws SQLException {
     checkOpen();
     if (rows < 0) throw new SQLException("Fetch size must be a value greater to or equal to 0.",
-        "HY000");
+        "22023");
     if (physical != null) physical.setFetchSize(rows);
     fetchSize = rows;
   }
@@ -570,7 +599,9 @@ class LogicalStatement implements Statement {
   @Override
   public boolean isWrapperFor(Class<?> iface) throws SQLException {
     if (iface.isInstance(this)) return true;
-    return physical != null && physical.isWrapperFor(iface);
+    Statement s = physical;
+    // before the first execute: what unwrap would reach (it creates the physical statement)
+    return s != null ? s.isWrapperFor(iface) : iface.isAssignableFrom(PgStatement.class);
   }
 
   @Override

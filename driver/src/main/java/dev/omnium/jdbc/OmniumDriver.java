@@ -94,8 +94,13 @@ public final class OmniumDriver implements Driver {
       return keys.toArray(new DriverPropertyInfo[0]);
     }
     List<DriverPropertyInfo> all = new ArrayList<>(Arrays.asList(config.propertyInfo()));
-    all.addAll(Arrays.asList(
-        new org.postgresql.Driver().getPropertyInfo(config.primaryUrl(), info)));
+    for (DriverPropertyInfo d
+        : new org.postgresql.Driver().getPropertyInfo(config.primaryUrl(), info)) {
+      if (Secrets.isSecretKey(d.name)) {
+        d.value = null; // pgjdbc echoes the password it was given
+      }
+      all.add(d);
+    }
     return all.toArray(new DriverPropertyInfo[0]);
   }
 

@@ -7,6 +7,7 @@ import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import javax.sql.DataSource;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -44,7 +45,7 @@ final class Pools {
     }
   }
 
-  static HikariDataSource create(String poolName, PgConnector connector, int size, int minIdle,
+  static HikariDataSource create(String poolName, DataSource connector, int size, int minIdle,
                                  Duration acquireTimeout, Duration maxLifetime) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(poolName.replace(':', '_')); // HikariCP's JMX names refuse ':'

@@ -88,9 +88,10 @@ final class Router implements AutoCloseable, RouterMXBean {
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
           config.heartbeatInterval(),
           "omnium-lag-" + app + "-" + name);
-      HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
+      HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id,
+          new ReplicaSessions(pooled, watcher),
           config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(),
-              config.maxLifetime());
+          config.maxLifetime());
       watcher.expectWriter(config.heartbeatWriter());
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
           listeners));

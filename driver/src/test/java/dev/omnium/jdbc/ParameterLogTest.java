@@ -177,6 +177,28 @@ class ParameterLogTest {
   }
 
   @Test
+  void batchRowsShareUnchangedValuesAndKeepTheirOwn() throws SQLException {
+    ParameterLog log = new ParameterLog();
+    log.setInt(1, 1);
+    log.setString(2, "a");
+    log.setString("n", "x");
+    ParameterLog row1 = log.copy();
+    log.setString(2, "b"); // only parameter 2 changes for the next row
+    ParameterLog row2 = log.copy();
+    log.clearParameters();
+    log.setInt(1, 3);
+    ParameterLog row3 = log.copy();
+    log.setInt(1, 4);
+
+    assertEquals(List.of("setInt(1, 1)", "setString(2, a)", "setString(n, x)"), replay(row1));
+    assertEquals(List.of("setInt(1, 1)", "setString(2, b)", "setString(n, x)"), replay(row2));
+    assertEquals(List.of("setInt(1, 3)"), replay(row3));
+    assertEquals(List.of("setInt(1, 4)"), replay(log));
+    row1.clearParameters();
+    assertEquals(List.of("setInt(1, 1)", "setString(2, b)", "setString(n, x)"), replay(row2));
+  }
+
+  @Test
   void copyOfAnEmptyOrClearedLogIsEmpty() throws SQLException {
     assertTrue(new ParameterLog().copy().isEmpty());
     ParameterLog log = new ParameterLog();

@@ -1,0 +1,53 @@
+package dev.omnium.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A physical replica session as omnium's replica pool holds it. HikariCP validates a session
+ * idle for more than 500 ms with {@code isValid()}, one round trip the application's own pool
+ * straight to the replica does not pay on a held connection; under light traffic that is one
+ * extra round trip per read. Here the replica's lag watcher, which probes the server every
+ * heartbeat interval anyway, stands in for it: while its last probe answered, the session counts
+ * as valid unless its socket is closed, with no round trip. A session the server ended meanwhile
+ * fails at its first statement, which the router retries on the fallback route (the first
+ * statement of a read-only unit of work has returned nothing yet) and evicts. When the watcher
+ * has no answer, {@code isValid()} asks the server as pgjdbc does.
+ *
+ * <p>This class holds that logic; the generated subclass {@link ReplicaSession} delegates every
+ * other {@link Connection} method.
+ */
+abstract class ReplicaSessionBase implements Connection {
+  final Connection delegate;
+  private final BooleanSupplier serverAnswers;
+
+  ReplicaSessionBase(Connection delegate, BooleanSupplier serverAnswers) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    this.serverAnswers = serverAnswers;
+  }
+
+  @Override
+  public final boolean isValid(int timeout) throws SQLException {
+    if (timeout < 0) throw new SQLException("Invalid timeout (" + timeout + "<0).", "HY000");
+    if (serverAnswers.getAsBoolean() && !delegate.isClosed()) return true;
+    return delegate.isValid(timeout);
+  }
+
+  @Override
+  public final <T> T unwrap(Class<T> iface) throws SQLException {
+    if (iface.isInstance(this)) return iface.cast(this);
+    return delegate.unwrap(iface);
+  }
+
+  @Override
+  public final boolean isWrapperFor(Class<?> iface) throws SQLException {
+    return iface.isInstance(this) || delegate.isWrapperFor(iface);
+  }
+
+  @Override
+  public String toString() {
+    return "ReplicaSession[" + delegate + "]";
+  }
+}
