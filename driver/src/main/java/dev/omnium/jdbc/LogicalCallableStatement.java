@@ -1,14 +1,17 @@
 package dev.omnium.jdbc;
 
 import java.sql.CallableStatement;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
  * A callable statement on the logical connection: named parameters and out-parameter
  * registrations are recorded like positional ones; out values are read from the physical
  * statement that executed.
  */
-abstract class LogicalCallableStatement extends LogicalPreparedStatement implements CallableStatement {
+abstract class LogicalCallableStatement extends LogicalPreparedStatement
+    implements CallableStatement {
 
   LogicalCallableStatement(OmniumConnection conn, String sql, int type, int concurrency,
       int holdability) {

@@ -62,11 +62,11 @@ class ProxyCompletenessTest {
   static final List<Delegate> DELEGATES = List.of(
       new Delegate(ResultSetProxy.class, ResultSet.class),
       new Delegate(MetaDataProxy.class, DatabaseMetaData.class),
-      new Delegate(OmniumConnection.class, java.sql.Connection.class),
-      new Delegate(LogicalStatement.class, java.sql.Statement.class),
+      new Delegate(OmniumConnection.class, Connection.class),
+      new Delegate(LogicalStatement.class, Statement.class),
       new Delegate(PreparedStatementProxy.class, PreparedStatement.class),
       new Delegate(CallableStatementProxy.class, CallableStatement.class),
-      new Delegate(ReplicaSession.class, java.sql.Connection.class));
+      new Delegate(ReplicaSession.class, Connection.class));
 
   /**
    * The classes the generator writes: final, package-private, regenerated rather than edited,
@@ -205,7 +205,8 @@ class ProxyCompletenessTest {
     for (Class<?> c : GENERATED) {
       assertTrue(Modifier.isFinal(c.getModifiers()), c + " is not final");
       assertFalse(Modifier.isPublic(c.getModifiers()), c + " is public");
-      assertTrue(Modifier.isAbstract(c.getSuperclass().getModifiers()), c + ": superclass not abstract");
+      assertTrue(Modifier.isAbstract(c.getSuperclass().getModifiers()),
+          c + ": superclass not abstract");
     }
   }
 
@@ -236,7 +237,8 @@ class ProxyCompletenessTest {
       files.map(f -> f.getFileName().toString()).filter(n -> !expected.containsKey(n))
           .forEach(n -> stale.add(n + " (not generated: move it to src/main/java)"));
     }
-    assertTrue(stale.isEmpty(), "generated sources differ from ProxySourceGenerator's output: " + stale
+    assertTrue(stale.isEmpty(), "generated sources differ from ProxySourceGenerator's output: "
+        + stale
         + "; edit the generator (or the hand-written superclass), then run from driver/:"
         + " java src/test/java/dev/omnium/jdbc/gen/ProxySourceGenerator.java");
   }
