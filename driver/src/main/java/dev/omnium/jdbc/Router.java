@@ -35,6 +35,7 @@ final class Router implements AutoCloseable, RouterMXBean {
   private final PrimarySource primary;
   private final ObjectName objectName;
   private final HeartbeatWriter heartbeatWriter;
+  private final PrimaryWalSampler walSampler;
   final List<LagAlertListener> listeners = new CopyOnWriteArrayList<>();
   private int rotation; // racy on purpose: it only spreads ties between equally loaded replicas
 
@@ -71,6 +72,7 @@ final class Router implements AutoCloseable, RouterMXBean {
         config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
 
     List<HostSpec> hosts = config.replicas();
+    this.walSampler = hosts.isEmpty() ? null : walSampler(config.primaryUrl(), app);
     this.replicas = new ReplicaEndpoint[hosts.size()];
     for (int i = 0; i < replicas.length; i++) {
       HostSpec h = hosts.get(i);
@@ -81,13 +83,14 @@ final class Router implements AutoCloseable, RouterMXBean {
       PgConnector watching = new PgConnector(url, withClientTimeouts(config.physicalProperties(Route.WATCHER), true),
           app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
-          "omnium-lag-" + app + "-" + name);
+          "omnium-lag-" + app + "-" + name, walSampler.timeline());
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
           config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(), config.maxLifetime());
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(), listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool);
       watcher.onTimeout(replicas[i]::abortLent);
     }
+    if (walSampler != null) walSampler.start();
     for (ReplicaEndpoint r : replicas) r.watcher.start();
     if (config.heartbeatWriter()) {
       Properties hb = config.physicalProperties(Route.HEARTBEAT);
@@ -104,6 +107,20 @@ final class Router implements AutoCloseable, RouterMXBean {
       log.info("omnium: no replica configured for {}: read-only work runs on the primary through the fallback pool"
           + " (at most {} connections)", app, config.fallbackPoolSize());
     }
+  }
+
+  /**
+   * The clock-free lag measure's primary side: one session {@code <applicationName>:lag} on the
+   * primary per router, one query per heartbeatInterval.
+   */
+  private PrimaryWalSampler walSampler(String primaryUrl, String app) {
+    Properties p = withClientTimeouts(config.physicalProperties(Route.HEARTBEAT), true);
+    p.setProperty("ApplicationName", app + ":lag");
+    long interval = config.heartbeatInterval().toNanos();
+    long horizon = Math.max(TimeUnit.SECONDS.toNanos(60), 2 * Math.max(config.maxAge().toNanos(),
+        config.lagAlertThreshold().toNanos()));
+    return new PrimaryWalSampler(new PgConnector(primaryUrl, p, app + " primary lag sampler"),
+        WalTimeline.covering(horizon, interval), config.heartbeatInterval(), "omnium-wal-" + app);
   }
 
   /**
@@ -218,6 +235,7 @@ final class Router implements AutoCloseable, RouterMXBean {
     closed = true;
     if (heartbeatWriter != null) heartbeatWriter.close();
     for (ReplicaEndpoint r : replicas) r.watcher.close();
+    if (walSampler != null) walSampler.close();
     for (ReplicaEndpoint r : replicas) r.pool.close();
     fallback.close();
     primary.close();
@@ -284,6 +302,23 @@ final class Router implements AutoCloseable, RouterMXBean {
   @Override
   public boolean isHeartbeatLeader() {
     return heartbeatWriter != null && heartbeatWriter.isLeader();
+  }
+
+  @Override
+  public Map<String, Long> getClockOffsetMillis() {
+    Map<String, Long> offsets = new LinkedHashMap<>();
+    if (walSampler != null) putOffset(offsets, "primary", walSampler.clockOffset());
+    for (ReplicaEndpoint r : replicas) putOffset(offsets, r.name, r.watcher.clockOffset());
+    return offsets;
+  }
+
+  private static void putOffset(Map<String, Long> offsets, String server, ClockOffset o) {
+    if (o.known()) offsets.put(server, Math.round(o.offsetMicros() / 1000.0));
+  }
+
+  /** The primary's clock offset estimate, null before the first sample or without replicas. */
+  ClockOffset primaryClockOffset() {
+    return walSampler == null ? null : walSampler.clockOffset();
   }
 
   @Override
