@@ -3,39 +3,30 @@ package dev.omnium.agenttests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The agent never breaks the application: a bad argument or an unreachable replica is one clear
  * log line and the application works as without the agent; and runtime attach to a running JVM.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class AgentRobustnessIT {
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
   static Apps apps;
 
   @BeforeAll
   static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    cluster = SANDBOX.cluster();
     apps = new Apps(cluster);
     apps.createSchema();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
   }
 
   /** Exactly one agent line at WARN/ERROR, at {@code level}, mentioning every {@code words}. */

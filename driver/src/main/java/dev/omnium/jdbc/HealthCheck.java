@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -111,7 +112,8 @@ final class HealthCheck {
       String lockKeyError) {
     List<Thread> threads = new ArrayList<>();
     for (HealthServer s : servers) {
-      Thread t = new Thread(() -> s.collect(table, lockKey, lockKeyError), "omnium-check-" + s.label);
+      Thread t = new Thread(() -> s.collect(table, lockKey, lockKeyError),
+          "omnium-check-" + s.label);
       t.setDaemon(true);
       t.start();
       threads.add(t);
@@ -254,11 +256,13 @@ final class HealthCheck {
             }
             break;
           case NO_TABLE:
-            add(beatSeverity, p, "no heartbeat table " + table + ": run a writer (heartbeatWriter=true"
+            add(beatSeverity, p, "no heartbeat table " + table
+                + ": run a writer (heartbeatWriter=true"
                 + " in one application's URL, or java -jar omnium-jdbc.jar heartbeat '<URL>')");
             break;
           case NO_ROW:
-            add(beatSeverity, p, "no heartbeat row: " + table + " has no row with id = 1 (is a writer running?)");
+            add(beatSeverity, p, "no heartbeat row: " + table
+                + " has no row with id = 1 (is a writer running?)");
             break;
           default:
             add(beatSeverity, p, "cannot read heartbeat table " + table + ": " + primary.beatError);
@@ -284,7 +288,8 @@ final class HealthCheck {
               : r.walReceiver == null ? " (no WAL receiver: not streaming)"
               : !"streaming".equals(r.walReceiver) ? " (WAL receiver " + r.walReceiver + ")" : "";
           add(Severity.DEGRADED, w, "heartbeat lag " + HealthTable.seconds(r.beatSeconds)
-              + " is over maxAge " + duration(cfg.maxAge()) + why + ": reads go to the fallback pool");
+              + " is over maxAge " + duration(cfg.maxAge()) + why
+              + ": reads go to the fallback pool");
         } else if (r.walReceiver == null) {
           add(Severity.NOTE, w, "no WAL receiver: the replica is not streaming, its lag will grow");
         }
@@ -295,7 +300,8 @@ final class HealthCheck {
         }
         if (s.lockWaits != null && !s.lockWaits.isEmpty()) {
           Object longest = s.lockWaits.get(0, "waitingSeconds");
-          add(Severity.NOTE, where(s), s.lockWaits.size() + (s.lockWaits.size() == 1 ? " session waits"
+          add(Severity.NOTE, where(s), s.lockWaits.size() + (s.lockWaits.size() == 1
+              ? " session waits"
               : " sessions wait") + " for a lock (longest "
               + HealthTable.format(Kind.SECONDS, longest) + ")");
         }
@@ -341,7 +347,7 @@ final class HealthCheck {
 
     String text() {
       StringBuilder out = new StringBuilder();
-      out.append("omnium check: ").append(status().toUpperCase(java.util.Locale.ROOT))
+      out.append("omnium check: ").append(status().toUpperCase(Locale.ROOT))
           .append(" (exit ").append(exitCode()).append(")\n");
       for (Problem p : problems) {
         out.append("  ").append(pad(p.severity().name(), 9)).append(p.line()).append('\n');
@@ -365,7 +371,8 @@ final class HealthCheck {
       heading(out, "streaming replication (pg_stat_replication on the primary)");
       section(out, primary.replication, primary);
 
-      heading(out, "connections (client backends by application_name and state; the check's own excluded)");
+      heading(out,
+          "connections (client backends by application_name and state; the check's own excluded)");
       merged(out, s -> s.connections);
 
       heading(out, "oldest open transactions (top " + HealthServer.TOP_TRANSACTIONS
@@ -383,7 +390,8 @@ final class HealthCheck {
       section(out, primary.slots, primary);
 
       heading(out, "largest tables (top " + HealthServer.TOP_TABLES + " by pg_total_relation_size"
-          + (heavyOn == null ? "" : "; read on " + heavyOn.label + " " + heavyOn.endpoint + ": " + heavyWhy)
+          + (heavyOn == null ? "" : "; read on " + heavyOn.label + " " + heavyOn.endpoint + ": "
+          + heavyWhy)
           + ")");
       if (largestTables != null) {
         largestTables.printText(out, "  ");
@@ -441,7 +449,8 @@ final class HealthCheck {
         return;
       }
       if (m == null || m.isEmpty()) {
-        out.append("  (none").append(byServer.isEmpty() ? "" : " on " + String.join(", ", byServer.keySet()))
+        out.append("  (none").append(byServer.isEmpty() ? "" : " on " + String.join(", ",
+            byServer.keySet()))
             .append(")\n");
       } else {
         m.printText(out, "  ");
@@ -471,7 +480,8 @@ final class HealthCheck {
         return beatWord(primary.beat);
       }
       return HealthTable.seconds(primary.beatSeconds) + (primary.beatSeconds <= staleAfterSeconds()
-          ? " (fresh; stale after " : " (STALE; stale after ") + HealthTable.seconds(staleAfterSeconds()) + ")";
+          ? " (fresh; stale after " : " (STALE; stale after ")
+          + HealthTable.seconds(staleAfterSeconds()) + ")";
     }
 
     /** "held by pid 42 (api:heartbeat, 10.0.0.5, connected 3m02s)" or why not. */
@@ -486,9 +496,11 @@ final class HealthCheck {
       List<String> holders = new ArrayList<>();
       for (int i = 0; i < w.size(); i++) {
         if (Boolean.TRUE.equals(w.get(i, "granted"))) {
-          holders.add("pid " + w.get(i, "pid") + " (" + HealthTable.format(Kind.TEXT, w.get(i, "applicationName"))
+          holders.add("pid " + w.get(i, "pid")
+              + " (" + HealthTable.format(Kind.TEXT, w.get(i, "applicationName"))
               + ", client " + HealthTable.format(Kind.TEXT, w.get(i, "clientAddr"))
-              + ", connected " + HealthTable.format(Kind.SECONDS, w.get(i, "connectedSeconds")) + ")");
+              + ", connected " + HealthTable.format(Kind.SECONDS, w.get(i, "connectedSeconds"))
+              + ")");
         }
       }
       return holders.isEmpty() ? "not held: no omnium heartbeat writer is connected to the primary"
@@ -506,7 +518,7 @@ final class HealthCheck {
       List<Object> ps = new ArrayList<>();
       for (Problem p : problems) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("severity", p.severity().name().toLowerCase(java.util.Locale.ROOT));
+        m.put("severity", p.severity().name().toLowerCase(Locale.ROOT));
         m.put("where", p.where());
         m.put("message", p.message());
         ps.add(m);

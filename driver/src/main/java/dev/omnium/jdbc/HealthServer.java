@@ -37,7 +37,10 @@ final class HealthServer {
 
   private static final String WAL_RECEIVER_SQL = "SELECT status FROM pg_stat_wal_receiver";
 
-  /** Holders of the writer's advisory lock: a bigint key shows as classid (high) / objid (low), objsubid 1. */
+  /**
+   * Holders of the writer's advisory lock: a bigint key shows as classid (high) / objid (low),
+   * objsubid 1.
+   */
   private static final String WRITER_LOCK_SQL = "SELECT l.pid, a.application_name,"
       + " host(a.client_addr), a.usename::text,"
       + " extract(epoch FROM now() - a.backend_start)::float8, l.granted"
@@ -67,7 +70,8 @@ final class HealthServer {
       + " left(query, " + HealthTable.QUERY_SQL_CHARS + ")"
       + " FROM pg_stat_activity WHERE xact_start IS NOT NULL AND pid <> pg_backend_pid()";
 
-  private static final String SLOTS_SQL = "SELECT slot_name::text, slot_type, coalesce(database::text, ''),"
+  private static final String SLOTS_SQL =
+      "SELECT slot_name::text, slot_type, coalesce(database::text, ''),"
       + " active, %s, pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint AS retained"
       + " FROM pg_replication_slots ORDER BY retained DESC NULLS LAST, slot_name";
 
@@ -111,7 +115,8 @@ final class HealthServer {
   static final Column[] SLOTS = {
       col("slotName", "slot", Kind.TEXT), col("slotType", "type", Kind.TEXT),
       col("database", "database", Kind.TEXT), col("active", "active", Kind.BOOL),
-      col("walStatus", "wal_status", Kind.TEXT), col("retainedWalBytes", "retained WAL", Kind.BYTES)};
+      col("walStatus", "wal_status", Kind.TEXT), col("retainedWalBytes", "retained WAL",
+          Kind.BYTES)};
   static final Column[] TABLES = {
       col("table", "table", Kind.TEXT), col("totalBytes", "total", Kind.BYTES),
       col("tableBytes", "heap", Kind.BYTES), col("indexBytes", "indexes", Kind.BYTES),
@@ -153,7 +158,8 @@ final class HealthServer {
   /** "section: message" for every section that could not be read. */
   final List<String> sectionErrors = new ArrayList<>();
 
-  HealthServer(String label, boolean configuredPrimary, String endpoint, String url, Properties props) {
+  HealthServer(String label, boolean configuredPrimary, String endpoint, String url,
+      Properties props) {
     this.label = label;
     this.configuredPrimary = configuredPrimary;
     this.endpoint = endpoint;
@@ -198,7 +204,8 @@ final class HealthServer {
     readHeartbeat(heartbeatTable);
     if (inRecovery) {
       section("pg_stat_wal_receiver", () -> {
-        try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(WAL_RECEIVER_SQL)) {
+        try (Statement st = connection.createStatement(); ResultSet rs =
+            st.executeQuery(WAL_RECEIVER_SQL)) {
           walReceiver = rs.next() ? rs.getString(1) : null;
         }
       });
@@ -219,7 +226,8 @@ final class HealthServer {
       section("pg_replication_slots", () -> slots = query(String.format(SLOTS_SQL,
           versionNum >= 130000 ? "wal_status" : "NULL::text"), SLOTS));
     }
-    section("pg_stat_activity connections", () -> connections = query(CONNECTIONS_SQL, CONNECTIONS));
+    section("pg_stat_activity connections", () -> connections = query(CONNECTIONS_SQL,
+        CONNECTIONS));
     section("oldest transactions", () -> oldestTransactions = query(TRANSACTIONS_SQL
         + " ORDER BY xact_start, pid LIMIT " + TOP_TRANSACTIONS, TRANSACTIONS));
     section("idle-in-transaction sessions", () -> idleInTransaction = query(TRANSACTIONS_SQL
@@ -246,7 +254,8 @@ final class HealthServer {
   }
 
   private void readHeartbeat(String table) {
-    String sql = "SELECT extract(epoch FROM now() - beat_at)::float8 FROM " + table + " WHERE id = 1";
+    String sql = "SELECT extract(epoch FROM now() - beat_at)::float8 FROM " + table
+        + " WHERE id = 1";
     try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       if (!rs.next()) {
         beat = Beat.NO_ROW;

@@ -21,7 +21,10 @@ final class HealthTable {
   /** How a column is read from JDBC and shown in text; JSON always gets the raw value. */
   enum Kind {
     TEXT, INT, SECONDS, BYTES, BOOL, PIDS,
-    /** {@code pg_stat_activity.query}: whitespace collapsed, shortened, hidden when it mentions a password. */
+    /**
+     * {@code pg_stat_activity.query}: whitespace collapsed, shortened, hidden when it mentions a
+     * password.
+     */
     QUERY
   }
 

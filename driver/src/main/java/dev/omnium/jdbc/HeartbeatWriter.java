@@ -88,18 +88,21 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
         if (!tryLock(c)) return;
         ensureTable(c);
         leader = true;
-        log.info("omnium: this process now writes the heartbeat ({}) every {} ms", table, intervalNanos / 1_000_000);
+        log.info("omnium: this process now writes the heartbeat ({}) every {} ms", table,
+            intervalNanos / 1_000_000);
       }
       try (Statement st = c.createStatement()) {
         if (st.executeUpdate("UPDATE " + table + " SET beat_at = now() WHERE id = 1") == 0) {
-          st.executeUpdate("INSERT INTO " + table + " VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET beat_at = now()");
+          st.executeUpdate("INSERT INTO " + table
+              + " VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET beat_at = now()");
         }
       }
       lastProblem = null;
     } catch (SQLException | RuntimeException e) {
       // The lock lives and dies with the session: after any error the session is dropped, so this
       // process stops writing at once and competes again on a fresh connection.
-      if (leader) log.warn("omnium: heartbeat writer lost its session, another process may take over: {}", e.getMessage());
+      if (leader) log.warn("omnium: heartbeat writer lost its session, another process may take"
+          + " over: {}", e.getMessage());
       leader = false;
       String problem = e.getMessage();
       if (problem != null && !problem.equals(lastProblem)) {

@@ -44,7 +44,8 @@ final class LagAlert {
         firing = true;
         Duration lag = lagNanos == Long.MAX_VALUE ? null : Duration.ofNanos(lagNanos);
         log.error("omnium: LAG ALERT replica {}: effective lag {} has been over {} ms for {} ms",
-            replica, lag == null ? "unknown" : lag.toMillis() + " ms", thresholdNanos / 1_000_000, over / 1_000_000);
+            replica, lag == null ? "unknown" : lag.toMillis() + " ms", thresholdNanos / 1_000_000,
+                over / 1_000_000);
         for (LagAlertListener l : listeners) {
           try {
             l.alertRaised(replica, lag, Duration.ofNanos(over));
@@ -57,7 +58,8 @@ final class LagAlert {
       overSeen = false;
       if (firing) {
         firing = false;
-        log.info("omnium: lag alert cleared for replica {}: effective lag {} ms", replica, lagNanos / 1_000_000);
+        log.info("omnium: lag alert cleared for replica {}: effective lag {} ms", replica,
+            lagNanos / 1_000_000);
         for (LagAlertListener l : listeners) {
           try {
             l.alertCleared(replica, Duration.ofNanos(lagNanos));

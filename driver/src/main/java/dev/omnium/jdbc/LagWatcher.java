@@ -14,15 +14,15 @@ import org.slf4j.LoggerFactory;
  * Measures one replica's lag on a dedicated connection and thread, with the client's monotonic
  * clock only.
  *
- * <p>The whole measurement is one volatile long, {@code beatNanos}: a local {@link System#nanoTime()}
- * before which every commit on the primary is visible on the replica. Each probe reads the
- * replica's replay position and looks it up in the router's {@link WalTimeline} (the primary's
- * insert position sampled with client timestamps): the latest sample at or below the replay
- * position gives {@code beatNanos}. Effective lag {@code now - beatNanos} is therefore an upper
- * bound on the replica's staleness whatever the servers' clocks say; no server clock is compared
- * with another. The probe still reads the heartbeat row: it keeps WAL moving on an idle database
- * (so the bound stays tight) and tells a missing table or writer apart. The replica's clock is
- * read only to estimate its offset for reports ({@link ClockOffset}).
+ * <p>The whole measurement is one volatile long, {@code beatNanos}: a local {@link
+ * System#nanoTime()} before which every commit on the primary is visible on the replica. Each
+ * probe reads the replica's replay position and looks it up in the router's {@link WalTimeline}
+ * (the primary's insert position sampled with client timestamps): the latest sample at or below
+ * the replay position gives {@code beatNanos}. Effective lag {@code now - beatNanos} is therefore
+ * an upper bound on the replica's staleness whatever the servers' clocks say; no server clock is
+ * compared with another. The probe still reads the heartbeat row: it keeps WAL moving on an idle
+ * database (so the bound stays tight) and tells a missing table or writer apart. The replica's
+ * clock is read only to estimate its offset for reports ({@link ClockOffset}).
  */
 final class LagWatcher implements Runnable, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LagWatcher.class);
@@ -31,7 +31,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
   static final long UNKNOWN = Long.MIN_VALUE;
 
   /** What the watcher last learned; logged once per change, never once per query. */
-  enum State { STARTING, OK, NO_HEARTBEAT_TABLE, NO_HEARTBEAT_ROW, BAD_HEARTBEAT_TABLE, UNREACHABLE, NOT_IN_RECOVERY }
+  enum State { STARTING, OK, NO_HEARTBEAT_TABLE, NO_HEARTBEAT_ROW, BAD_HEARTBEAT_TABLE,
+      UNREACHABLE, NOT_IN_RECOVERY }
 
   private final String name;
   private final PgConnector connector;
@@ -44,7 +45,10 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private final ClockOffset clockOffset = new ClockOffset();
 
   private volatile long beatNanos = UNKNOWN;
-  /** When the probe in flight was started, 0 when none: a probe that hangs marks the replica unhealthy. */
+  /**
+   * When the probe in flight was started, 0 when none: a probe that hangs marks the replica
+   * unhealthy.
+   */
   private volatile long probeStartedNanos;
   private volatile long replayLsn; // 0: unknown (compares below every real position)
   private volatile State state = State.STARTING;
@@ -54,13 +58,14 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private LagAlert alert;
   private Runnable onTimeout;
 
-  LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval, String threadName) {
+  LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval,
+      String threadName) {
     this(name, connector, heartbeatTable, interval, threadName, new WalTimeline(64));
   }
 
   /** @param timeline the primary's WAL positions in client time, shared by a router's watchers */
-  LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval, String threadName,
-      WalTimeline timeline) {
+  LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval,
+      String threadName, WalTimeline timeline) {
     this.name = name;
     this.timeline = timeline;
     this.connector = connector;
@@ -69,7 +74,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
         + "pg_last_wal_replay_lsn()::text, extract(epoch FROM clock_timestamp())::float8 FROM "
         + heartbeatTable + " WHERE id = 1";
     this.intervalNanos = interval.toNanos();
-    // A healthy probe takes milliseconds; one that takes two intervals means a frozen or black-holed server.
+    // A healthy probe takes milliseconds; one that takes two intervals means a frozen or
+    // black-holed server.
     this.stallNanos = Math.max(2 * intervalNanos, TimeUnit.MILLISECONDS.toNanos(1000));
     this.thread = new Thread(this, threadName);
     this.thread.setDaemon(true);
@@ -84,7 +90,9 @@ final class LagWatcher implements Runnable, AutoCloseable {
     return alert;
   }
 
-  /** Set before {@link #start()}: run when a probe times out (the server does not answer at all). */
+  /**
+   * Set before {@link #start()}: run when a probe times out (the server does not answer at all).
+   */
   void onTimeout(Runnable action) {
     this.onTimeout = action;
   }
@@ -133,8 +141,9 @@ final class LagWatcher implements Runnable, AutoCloseable {
   }
 
   /**
-   * Stores a measurement: the replica was {@code lagSeconds} behind at {@code sentNanos} (negative:
-   * zero). Tests and benchmarks set the lag this way; probes use {@link #containsCommitsBefore}.
+   * Stores a measurement: the replica was {@code lagSeconds} behind at {@code sentNanos}
+   * (negative: zero). Tests and benchmarks set the lag this way; probes use
+   * {@link #containsCommitsBefore}.
    */
   void record(long sentNanos, double lagSeconds) {
     long lagNanos = lagSeconds > 0 ? (long) (lagSeconds * 1e9) : 0L;
@@ -192,7 +201,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
         clockOffset.record(sentMicros, receivedMicros, rs.getDouble(4));
         if (!inRecovery) {
           beatNanos = UNKNOWN;
-          moveTo(State.NOT_IN_RECOVERY, "the server is not in recovery: it is a primary, not a replica");
+          moveTo(State.NOT_IN_RECOVERY,
+              "the server is not in recovery: it is a primary, not a replica");
           return;
         }
         replayLsn = lsn == null ? 0 : Lsn.parse(lsn);
@@ -221,12 +231,15 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private void onError(SQLException e) {
     String sqlState = e.getSQLState();
     if ("42P01".equals(sqlState) || "3F000".equals(sqlState)) {
-      // No heartbeat table: still tell a misconfigured primary apart from a replica without the table.
+      // No heartbeat table: still tell a misconfigured primary apart from a replica without the
+      // table.
       moveTo(isInRecovery() ? State.NO_HEARTBEAT_TABLE : State.NOT_IN_RECOVERY,
-          "table " + table + " does not exist (enable heartbeatWriter=true, or create it on the primary)");
+          "table " + table
+              + " does not exist (enable heartbeatWriter=true, or create it on the primary)");
     } else if ("42703".equals(sqlState) || "42804".equals(sqlState) || "42883".equals(sqlState)) {
       moveTo(State.BAD_HEARTBEAT_TABLE, "table " + table
-          + " has the wrong shape: expected (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL): "
+          + " has the wrong shape: expected (id int PRIMARY KEY CHECK (id = 1), beat_at"
+          + " timestamptz NOT NULL): "
           + e.getMessage());
     } else {
       closeConnection();
@@ -237,7 +250,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
   }
 
   private boolean isInRecovery() {
-    try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+    try (Statement st = connection.createStatement(); ResultSet rs =
+        st.executeQuery("SELECT pg_is_in_recovery()")) {
       return rs.next() && rs.getBoolean(1);
     } catch (SQLException | RuntimeException e) {
       return true;
@@ -251,13 +265,16 @@ final class LagWatcher implements Runnable, AutoCloseable {
     state = next;
     switch (next) {
       case OK:
-        log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it", name, prev);
+        log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it",
+            name, prev);
         break;
       case NOT_IN_RECOVERY:
-        log.error("omnium: configured replica {} is NOT a replica: {}. No reads are routed to it.", name, detail);
+        log.error("omnium: configured replica {} is NOT a replica: {}. No reads are routed to it.",
+            name, detail);
         break;
       default:
-        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until it recovers.",
+        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until"
+            + " it recovers.",
             name, next, detail);
     }
   }

@@ -8,6 +8,7 @@ import java.sql.Array;
 import java.sql.Blob;
 import java.sql.CallableStatement;
 import java.sql.Clob;
+import java.sql.Connection;
 import java.sql.Date;
 import java.sql.NClob;
 import java.sql.Ref;
@@ -15,6 +16,7 @@ import java.sql.RowId;
 import java.sql.SQLException;
 import java.sql.SQLType;
 import java.sql.SQLXML;
+import java.sql.Statement;
 import java.sql.Time;
 import java.sql.Timestamp;
 import java.util.Calendar;
@@ -28,12 +30,13 @@ import java.util.Map;
 @SuppressWarnings("deprecation") // the generated part covers deprecated JDBC methods too
 final class LogicalCallableStatement extends LogicalPreparedStatement implements CallableStatement {
 
-  LogicalCallableStatement(OmniumConnection conn, String sql, int type, int concurrency, int holdability) {
+  LogicalCallableStatement(OmniumConnection conn, String sql, int type, int concurrency,
+      int holdability) {
     super(conn, sql, type, concurrency, holdability, UNSET, null, null, true);
   }
 
   @Override
-  java.sql.Statement create(java.sql.Connection target) throws SQLException {
+  Statement create(Connection target) throws SQLException {
     return resultSetHoldability == UNSET
         ? target.prepareCall(sql, resultSetType, resultSetConcurrency)
         : target.prepareCall(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
@@ -42,7 +45,8 @@ final class LogicalCallableStatement extends LogicalPreparedStatement implements
   private CallableStatement callable() throws SQLException {
     checkOpen();
     if (physical == null) {
-      throw new SQLException("No function outputs were registered or the statement has not run yet.", "HY000");
+      throw new SQLException(
+          "No function outputs were registered or the statement has not run yet.", "HY000");
     }
     return (CallableStatement) physical;
   }

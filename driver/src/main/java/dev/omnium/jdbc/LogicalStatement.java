@@ -1,6 +1,7 @@
 package dev.omnium.jdbc;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
@@ -10,7 +11,7 @@ import java.util.ArrayList;
 /**
  * A statement on the logical connection. It holds no physical statement until it executes, and
  * re-creates its physical statement with the same settings whenever the connection's binding has
- * changed, so it keeps working across routes (design rule 3).
+ * changed, so it keeps working across routes (docs/routing-contract.md, rule 3).
  */
 class LogicalStatement implements Statement {
   static final int UNSET = -1;
@@ -52,7 +53,8 @@ class LogicalStatement implements Statement {
   int[] batchResult;
   long[] largeBatchResult;
 
-  LogicalStatement(OmniumConnection conn, int resultSetType, int resultSetConcurrency, int resultSetHoldability) {
+  LogicalStatement(OmniumConnection conn, int resultSetType, int resultSetConcurrency,
+      int resultSetHoldability) {
     this.conn = conn;
     this.resultSetType = resultSetType;
     this.resultSetConcurrency = resultSetConcurrency;
@@ -126,8 +128,9 @@ class LogicalStatement implements Statement {
   // ---------------------------------------------------------------- execution
 
   /**
-   * Runs one execute* call: route, (re)create the physical statement, execute; on a replica recovery
-   * conflict at the first statement of a read-only unit of work, once more on the fallback route.
+   * Runs one execute* call: route, (re)create the physical statement, execute; on a replica
+   * recovery conflict at the first statement of a read-only unit of work, once more on the
+   * fallback route.
    */
   final ResultSet run(int op, String sql, int keys, int[] columnIndexes, String[] columnNames)
       throws SQLException {
@@ -160,7 +163,8 @@ class LogicalStatement implements Statement {
   }
 
   /** Executes on a physical statement; primitive results go to fields. */
-  ResultSet exec(Statement s, int op, String sql, int keys, int[] columnIndexes, String[] columnNames)
+  ResultSet exec(Statement s, int op, String sql, int keys, int[] columnIndexes,
+      String[] columnNames)
       throws SQLException {
     switch (op) {
       case QUERY:
@@ -363,7 +367,8 @@ class LogicalStatement implements Statement {
   @Override
   public void setMaxFieldSize(int max) throws SQLException {
     checkOpen();
-    if (max < 0) throw new SQLException("The maximum field size must be a value greater than or equal to 0.", "HY000");
+    if (max < 0) throw new SQLException("The maximum field size must be a value greater than or"
+        + " equal to 0.", "HY000");
     if (physical != null) physical.setMaxFieldSize(max);
     maxFieldSize = max;
   }
@@ -388,7 +393,8 @@ class LogicalStatement implements Statement {
   @Override
   public void setLargeMaxRows(long max) throws SQLException {
     checkOpen();
-    if (max < 0) throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "HY000");
+    if (max < 0) throw new SQLException("Maximum number of rows must be a value greater than or"
+        + " equal to 0.", "HY000");
     if (physical != null) physical.setLargeMaxRows(max);
     maxRows = max;
   }
@@ -409,7 +415,8 @@ class LogicalStatement implements Statement {
   @Override
   public void setQueryTimeout(int seconds) throws SQLException {
     checkOpen();
-    if (seconds < 0) throw new SQLException("Query timeout must be a value greater than or equals to 0.", "HY000");
+    if (seconds < 0) throw new SQLException("Query timeout must be a value greater than or"
+        + " equals to 0.", "HY000");
     if (physical != null) physical.setQueryTimeout(seconds);
     queryTimeout = seconds;
   }
@@ -455,7 +462,8 @@ class LogicalStatement implements Statement {
   @Override
   public void setFetchSize(int rows) throws SQLException {
     checkOpen();
-    if (rows < 0) throw new SQLException("Fetch size must be a value greater to or equal to 0.", "HY000");
+    if (rows < 0) throw new SQLException("Fetch size must be a value greater to or equal to 0.",
+        "HY000");
     if (physical != null) physical.setFetchSize(rows);
     fetchSize = rows;
   }
@@ -494,7 +502,7 @@ class LogicalStatement implements Statement {
   @Override
   public boolean isPoolable() throws SQLException {
     checkOpen();
-    return poolable != null ? poolable : this instanceof java.sql.PreparedStatement;
+    return poolable != null ? poolable : this instanceof PreparedStatement;
   }
 
   @Override

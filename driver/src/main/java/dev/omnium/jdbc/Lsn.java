@@ -1,6 +1,9 @@
 package dev.omnium.jdbc;
 
-/** PostgreSQL WAL positions ({@code 16/B374D848}) as unsigned 64-bit numbers, comparable with {@code Long.compareUnsigned}. */
+/**
+ * PostgreSQL WAL positions ({@code 16/B374D848}) as unsigned 64-bit numbers, comparable with {@code
+ * Long.compareUnsigned}.
+ */
 final class Lsn {
   private Lsn() { }
 
@@ -15,6 +18,7 @@ final class Lsn {
   }
 
   static String format(long lsn) {
-    return Long.toHexString(lsn >>> 32).toUpperCase() + "/" + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase();
+    return Long.toHexString(lsn >>> 32).toUpperCase() + "/"
+        + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase();
   }
 }

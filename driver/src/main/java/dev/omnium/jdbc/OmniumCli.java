@@ -1,13 +1,20 @@
 package dev.omnium.jdbc;
 
 import java.io.PrintStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code java -jar omnium-jdbc.jar check|heartbeat '<jdbc:omnium: URL>'}: the driver's operational
- * commands. {@code check} prints the health report and exits 0 (healthy), 1 (degraded) or 2 (primary
- * unreachable); {@code heartbeat} runs the heartbeat writer as a sidecar until interrupted.
+ * commands. {@code check} prints the health report and exits 0 (healthy), 1 (degraded) or 2
+ * (primary unreachable); {@code heartbeat} runs the heartbeat writer as a sidecar until
+ * interrupted.
  */
 final class OmniumCli {
   private OmniumCli() { }
@@ -34,22 +41,23 @@ final class OmniumCli {
    * loader that also sees the jars in {@code lib/} beside it (what the build copies there).
    */
   private static int relaunchWithLib(String[] args) throws Exception {
-    java.nio.file.Path jar = java.nio.file.Path.of(OmniumCli.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    java.nio.file.Path lib = jar.resolveSibling("lib");
-    java.util.List<java.net.URL> urls = new java.util.ArrayList<>();
+    Path jar = Path.of(OmniumCli.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Path lib = jar.resolveSibling("lib");
+    List<URL> urls = new ArrayList<>();
     urls.add(jar.toUri().toURL());
-    if (java.nio.file.Files.isDirectory(lib)) {
-      try (var jars = java.nio.file.Files.list(lib)) {
-        for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) jars.sorted()::iterator) {
+    if (Files.isDirectory(lib)) {
+      try (var jars = Files.list(lib)) {
+        for (Path p : (Iterable<Path>) jars.sorted()::iterator) {
           if (p.toString().endsWith(".jar")) urls.add(p.toUri().toURL());
         }
       }
     }
-    ClassLoader loader = new java.net.URLClassLoader(urls.toArray(new java.net.URL[0]),
+    ClassLoader loader = new URLClassLoader(urls.toArray(new URL[0]),
         ClassLoader.getPlatformClassLoader());
     Class<?> cli = Class.forName(OmniumCli.class.getName(), true, loader);
     if (cli.getClassLoader() != loader) {
-      System.err.println("omnium: cannot find pgjdbc and HikariCP: put them on the class path or in " + lib);
+      System.err.println("omnium: cannot find pgjdbc and HikariCP: put them on the class path or"
+          + " in " + lib);
       return 2;
     }
     Thread.currentThread().setContextClassLoader(loader);
@@ -91,7 +99,8 @@ final class OmniumCli {
       stop.countDown();
     }, "omnium-heartbeat-stop"));
     out.println("omnium: heartbeat writer for " + Secrets.maskUrl(url) + " every "
-        + config.heartbeatInterval().toMillis() + " ms (competing for the writer lock); Ctrl-C stops it");
+        + config.heartbeatInterval().toMillis()
+        + " ms (competing for the writer lock); Ctrl-C stops it");
     writer.start();
     stop.await();
     return 0;

@@ -800,7 +800,7 @@ public final class OmniumConnection implements Connection {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** Opens nothing when no physical connection is bound (design rule 7). */
+  /** Opens nothing when no physical connection is bound (docs/routing-contract.md, rule 7). */
   @Override
   public boolean isValid(int timeout) throws SQLException {
     if (timeout < 0) throw new SQLException("Invalid timeout (" + timeout + "<0).", "HY000");

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -16,21 +17,35 @@ import javax.sql.DataSource;
  * {@link #readWithRetry(ReadWork)}.
  *
  * <pre>{@code
- * try (OmniumDataSource db = new OmniumDataSource("jdbc:omnium:postgresql://db1/app?replica=db2")) {
- *   try (Connection c = db.read(Duration.ofSeconds(2))) { ... }       // a fresh replica, else the fallback pool
- *   try (Connection c = db.write()) { ... }                           // the primary
- *   long n = db.readWithRetry(c -> count(c));                          // once more on the primary after a 40001
- *   PGConnection pg = db.write().unwrap(PGConnection.class);           // COPY, LISTEN
+ * String url = "jdbc:omnium:postgresql://db1/app?replica=db2";
+ * try (OmniumDataSource db = new OmniumDataSource(url)) {
+ *   // a fresh replica, else the fallback pool
+ *   try (Connection c = db.read(Duration.ofSeconds(2))) { ... }
+ *   try (Connection c = db.write()) { ... }                    // the primary
+ *   long n = db.readWithRetry(c -> count(c));                   // once more after a 40001
+ *   PGConnection pg = db.write().unwrap(PGConnection.class);    // COPY, LISTEN
  * }
  * }</pre>
  *
  * <p>Configure it with the URL (and optionally {@link Properties}) before the first connection; the
- * pools start then. {@link #close()} closes every pool and thread it started.
+ * pools start then. {@link #close()} closes every pool and thread it started. Errors are
+ * {@link SQLException}s with a SQLState: {@code 08001} for a missing or invalid URL or key (the
+ * message names the key), {@code 08003} once the data source is closed, and the server's own
+ * SQLStates otherwise.
  */
 public final class OmniumDataSource implements DataSource, AutoCloseable {
-  /** A unit of read-only work for {@link #readWithRetry(ReadWork)}. */
+  /**
+   * A unit of read-only work for {@link #readWithRetry(ReadWork)}.
+   *
+   * @param <T> what the work returns
+   */
   @FunctionalInterface
   public interface ReadWork<T> {
+    /**
+     * @param connection a read-only connection in a transaction; do not commit or close it
+     * @return the result
+     * @throws SQLException any error of the work
+     */
     T run(Connection connection) throws SQLException;
   }
 
@@ -46,39 +61,69 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   public OmniumDataSource() {
   }
 
-  /** A data source for a {@code jdbc:omnium:postgresql://…} URL. */
+  /**
+   * A data source for a {@code jdbc:omnium:postgresql://…} URL, checked at the first connection.
+   *
+   * @param url the URL
+   */
   public OmniumDataSource(String url) {
     this.url = url;
   }
 
-  /** A data source for a URL plus properties (user, password, any pgjdbc or omnium key); the URL wins. */
+  /**
+   * A data source for a URL plus properties; the URL's parameters win.
+   *
+   * @param url the URL
+   * @param properties user, password, any pgjdbc or omnium key; copied; may be null
+   */
   public OmniumDataSource(String url, Properties properties) {
     this.url = url;
     if (properties != null) this.properties.putAll(properties);
   }
 
-  /** Sets the {@code jdbc:omnium:postgresql://…} URL; only before the first connection. */
+  /**
+   * Sets the {@code jdbc:omnium:postgresql://…} URL; only before the first connection.
+   *
+   * @param url the URL
+   * @throws IllegalStateException after the first connection
+   */
   public void setUrl(String url) {
     checkNotStarted();
     this.url = url;
   }
 
-  /** The URL with any password masked. */
+  /** @return the URL with any password masked, or null when none is set */
   public String getUrl() {
     return url == null ? null : Secrets.maskUrl(url);
   }
 
-  /** Sets the database user for every route (replicaUser overrides it on replicas). */
+  /**
+   * Sets the database user for every route (replicaUser overrides it on replicas).
+   *
+   * @param user the user; null removes it
+   * @throws IllegalStateException after the first connection
+   */
   public void setUser(String user) {
     setProperty("user", user);
   }
 
-  /** Sets the password for every route (replicaPassword overrides it on replicas). */
+  /**
+   * Sets the password for every route (replicaPassword overrides it on replicas).
+   *
+   * @param password the password; null removes it
+   * @throws IllegalStateException after the first connection
+   */
   public void setPassword(String password) {
     setProperty("password", password);
   }
 
-  /** Sets any pgjdbc or omnium property; URL parameters still win. Only before the first connection. */
+  /**
+   * Sets any pgjdbc or omnium property; URL parameters still win.
+   *
+   * @param key the property name
+   * @param value its value; null removes it
+   * @throws IllegalStateException after the first connection
+   */
   public void setProperty(String key, String value) {
     checkNotStarted();
     if (value == null) {
@@ -89,7 +134,10 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   }
 
   private void checkNotStarted() {
-    if (router != null) throw new IllegalStateException("omnium: the data source has started; configure it before use");
+    if (router != null) {
+      throw new IllegalStateException(
+          "omnium: the data source has started; configure it before use");
+    }
   }
 
   private Router router() throws SQLException {
@@ -105,7 +153,14 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     }
   }
 
-  /** A connection for read-write work on the primary (read-only work still routes once it says so). */
+  /**
+   * A connection for read-write work on the primary (read-only work still routes once it says
+   * so). The first call starts the pools.
+   *
+   * @return a logical connection; no physical connection is bound before its first statement
+   * @throws SQLException {@code 08003} when closed; {@code 08001} when the URL or a key is
+   *     missing or invalid
+   */
   @Override
   public OmniumConnection getConnection() throws SQLException {
     if (closed) throw new SQLException("omnium: the data source is closed", "08003");
@@ -113,19 +168,36 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     return new OmniumConnection(r, r.primary(), r.defaultMaxAgeNanos, false);
   }
 
-  /** Same as {@link #getConnection()}: the primary, for commands, locks and reads that must be exact. */
+  /**
+   * Same as {@link #getConnection()}: the primary, for commands, locks and reads that must be
+   * exact.
+   *
+   * @return a logical connection for read-write work
+   * @throws SQLException as {@link #getConnection()}
+   */
   public OmniumConnection write() throws SQLException {
     return getConnection();
   }
 
-  /** A read-only connection accepting the configured {@code maxAge}. */
+  /**
+   * A read-only connection accepting the configured {@code maxAge}.
+   *
+   * @return a logical connection with {@code setReadOnly(true)}
+   * @throws SQLException as {@link #getConnection()}
+   */
   public OmniumConnection read() throws SQLException {
     OmniumConnection c = getConnection();
     c.setReadOnly(true);
     return c;
   }
 
-  /** A read-only connection accepting at most {@code maxAge} of replica lag. */
+  /**
+   * A read-only connection accepting at most {@code maxAge} of replica lag.
+   *
+   * @param maxAge the staleness budget of this connection's reads
+   * @return a logical connection with {@code setReadOnly(true)}
+   * @throws SQLException as {@link #getConnection()}
+   */
   public OmniumConnection read(Duration maxAge) throws SQLException {
     OmniumConnection c = read();
     c.setMaxAge(maxAge);
@@ -133,9 +205,15 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   }
 
   /**
-   * A read-only connection accepting at most {@code maxAge} of lag that also sees the write named by
+   * A read-only connection accepting at most {@code maxAge} of lag that also sees the write named
+   * by
    * {@code token} (from {@link #lastWriteToken()} or {@link OmniumConnection#lastWriteToken()},
    * possibly of another process): a replica serves it only once it has replayed that write.
+   *
+   * @param maxAge the staleness budget of this connection's reads
+   * @param token a write token, or null for none
+   * @return a logical connection with {@code setReadOnly(true)}
+   * @throws SQLException as {@link #getConnection()}, or when the token is malformed
    */
   public OmniumConnection read(Duration maxAge, String token) throws SQLException {
     OmniumConnection c = read(maxAge);
@@ -147,6 +225,9 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
    * The last write the calling thread committed through this data source, as an opaque token to
    * carry to another thread, request or service (a header, a cookie); null when none or when
    * {@code readYourWrites=off}.
+   *
+   * @return the token, or null
+   * @throws SQLException as {@link #getConnection()} (the first call starts the pools)
    */
   public String lastWriteToken() throws SQLException {
     return router().writePositions.lastTokenOfThisThread();
@@ -155,8 +236,15 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   /**
    * Runs {@code work} in one read-only transaction, committed when it returns. If the replica
    * cancels it with a recovery conflict (SQLState 40001) after it has already returned results to
-   * the work, runs it once more, read-only on the primary through the fallback pool. Any other error,
+   * the work, runs it once more, read-only on the primary through the fallback pool. Any other
+   * error,
    * or a second failure, reaches the caller.
+   *
+   * @param <T> what the work returns
+   * @param work the unit of work; it may run twice
+   * @return what the work returned
+   * @throws SQLException the work's error; {@code 40001} only when the second run failed too
+   *     (the first failure is suppressed in it)
    */
   public <T> T readWithRetry(ReadWork<T> work) throws SQLException {
     Router r = router();
@@ -184,24 +272,42 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
 
   private static boolean isSerializationFailure(SQLException e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException && SqlStates.SERIALIZATION_FAILURE.equals(((SQLException) t).getSQLState())) {
+      if (t instanceof SQLException
+          && SqlStates.SERIALIZATION_FAILURE.equals(((SQLException) t).getSQLState())) {
         return true;
       }
     }
     return false;
   }
 
-  /** Registers a listener told when a replica's lag alert fires and clears (starts the pools if needed). */
+  /**
+   * Registers a listener told when a replica's lag alert fires and clears (starts the pools if
+   * needed).
+   *
+   * @param listener called on the lag-watcher threads; return quickly
+   * @throws SQLException as {@link #getConnection()}
+   * @throws NullPointerException when {@code listener} is null
+   */
   public void addLagAlertListener(LagAlertListener listener) throws SQLException {
-    router().listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    router().listeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
-  /** Removes a listener added with {@link #addLagAlertListener(LagAlertListener)}. */
+  /**
+   * Removes a listener added with {@link #addLagAlertListener(LagAlertListener)}.
+   *
+   * @param listener the listener; unknown or null: nothing happens
+   * @throws SQLException as {@link #getConnection()}
+   */
   public void removeLagAlertListener(LagAlertListener listener) throws SQLException {
     router().listeners.remove(listener);
   }
 
-  /** Routing counters and lag, the same view JMX shows. */
+  /**
+   * Routing counters and lag, the same view JMX shows.
+   *
+   * @return this data source's router, live
+   * @throws SQLException as {@link #getConnection()} (the first call starts the pools)
+   */
   public RouterMXBean metrics() throws SQLException {
     return router();
   }
@@ -216,13 +322,23 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     }
   }
 
+  /** @return true once {@link #close()} ran */
   public boolean isClosed() {
     return closed;
   }
 
+  /**
+   * Not supported: credentials belong to the whole data source (its pools).
+   *
+   * @param username ignored
+   * @param password ignored
+   * @return never
+   * @throws SQLFeatureNotSupportedException always (SQLState {@code 0A000})
+   */
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
-    throw new SQLFeatureNotSupportedException("omnium: set user and password on the data source or in its URL");
+    throw new SQLFeatureNotSupportedException(
+        "omnium: set user and password on the data source or in its URL", "0A000");
   }
 
   @Override public PrintWriter getLogWriter() { return logWriter; }
@@ -244,6 +360,7 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
 
   @Override
   public String toString() {
-    return "OmniumDataSource[" + (url == null ? "no URL" : Secrets.maskUrl(url)) + (closed ? ", closed" : "") + "]";
+    return "OmniumDataSource[" + (url == null ? "no URL" : Secrets.maskUrl(url))
+        + (closed ? ", closed" : "") + "]";
   }
 }

@@ -8,18 +8,22 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.logging.Logger;
 
 /**
- * The {@code jdbc:omnium:postgresql://PRIMARY[:PORT]/DATABASE?replica=HOST[:PORT]&maxAge=5s} driver.
+ * The {@code jdbc:omnium:postgresql://PRIMARY[:PORT]/DATABASE?replica=HOST[:PORT]&maxAge=5s}
+ * driver.
  *
  * <p>Registered with {@link DriverManager} through {@code META-INF/services/java.sql.Driver}. It
  * returns null for URLs it does not own. Every connection it opens is an {@link OmniumConnection}
  * with its own primary connection (the application's pool sizes the primary); connections with the
- * same configuration share one router: replica pools, the capped fallback pool and the lag watchers.
+ * same configuration share one router: replica pools, the capped fallback pool and the lag
+ * watchers.
  * URL parameters win over {@link Properties}; every pgjdbc property passes through to the physical
- * connections.
+ * connections. The keys are {@code OmniumProperty}'s (the README's key table); the rules the
+ * connections keep are docs/routing-contract.md.
  */
 public final class OmniumDriver implements Driver {
   static {
@@ -30,10 +34,21 @@ public final class OmniumDriver implements Driver {
     }
   }
 
-  /** Public for {@link java.util.ServiceLoader}; applications normally use {@link DriverManager}. */
+  /**
+   * Public for {@link java.util.ServiceLoader}; applications normally use {@link DriverManager}.
+   */
   public OmniumDriver() {
   }
 
+  /**
+   * Opens a logical connection; no physical connection is opened before its first use.
+   *
+   * @param url a {@code jdbc:omnium:postgresql:} URL
+   * @param info pgjdbc and omnium properties (the URL's parameters win), may be null
+   * @return an {@link OmniumConnection}, or null when the URL is not a {@code jdbc:omnium:} URL
+   * @throws SQLException SQLState {@code 08001} when the URL is null or malformed, a key is
+   *     unknown or a value is invalid (the message names the key and the accepted form)
+   */
   @Override
   public Connection connect(String url, Properties info) throws SQLException {
     if (url == null) throw new SQLException("omnium: the URL is null", "08001");
@@ -43,11 +58,24 @@ public final class OmniumDriver implements Driver {
     return new OmniumConnection(router, router.primary(), router.defaultMaxAgeNanos, false);
   }
 
+  /**
+   * @param url any JDBC URL, may be null
+   * @return true for {@code jdbc:omnium:postgresql:} URLs (well-formed or not)
+   */
   @Override
   public boolean acceptsURL(String url) {
     return url != null && OmniumUrl.accepts(url);
   }
 
+  /**
+   * The omnium keys with their values for this URL, then pgjdbc's; while the URL is still
+   * incomplete, the omnium keys with their defaults.
+   *
+   * @param url a {@code jdbc:omnium:postgresql:} URL
+   * @param info properties, may be null
+   * @return the keys; empty for a URL this driver does not accept
+   * @throws SQLException when pgjdbc cannot list its properties for the primary's URL
+   */
   @Override
   public DriverPropertyInfo[] getPropertyInfo(String url, Properties info) throws SQLException {
     if (!acceptsURL(url)) return new DriverPropertyInfo[0];
@@ -58,7 +86,8 @@ public final class OmniumDriver implements Driver {
       // Tools ask while the user is still typing the URL: list the keys with their defaults.
       List<DriverPropertyInfo> keys = new ArrayList<>();
       for (OmniumProperty p : OmniumProperty.values()) {
-        DriverPropertyInfo d = new DriverPropertyInfo(p.getName(), p.isSecret() ? null : p.getDefaultValue());
+        DriverPropertyInfo d =
+            new DriverPropertyInfo(p.getName(), p.isSecret() ? null : p.getDefaultValue());
         d.description = p.getDescription();
         d.choices = p.getChoices();
         keys.add(d);
@@ -66,24 +95,42 @@ public final class OmniumDriver implements Driver {
       return keys.toArray(new DriverPropertyInfo[0]);
     }
     List<DriverPropertyInfo> all = new ArrayList<>(Arrays.asList(config.propertyInfo()));
-    all.addAll(Arrays.asList(new org.postgresql.Driver().getPropertyInfo(config.primaryUrl(), info)));
+    all.addAll(Arrays.asList(
+        new org.postgresql.Driver().getPropertyInfo(config.primaryUrl(), info)));
     return all.toArray(new DriverPropertyInfo[0]);
   }
 
+  /** @return 0 */
   @Override public int getMajorVersion() { return 0; }
+
+  /** @return 1 */
   @Override public int getMinorVersion() { return 1; }
 
-  /** pgjdbc does not claim full compliance either. */
+  /**
+   * pgjdbc does not claim full compliance either.
+   *
+   * @return false
+   */
   @Override public boolean jdbcCompliant() { return false; }
 
+  /** @return the {@code dev.omnium.jdbc} logger (the driver itself logs through SLF4J) */
   @Override public Logger getParentLogger() { return Logger.getLogger("dev.omnium.jdbc"); }
 
-  /** Registers a lag alert listener for every router of this driver, existing and future. */
+  /**
+   * Registers a lag alert listener for every router of this driver, existing and future.
+   *
+   * @param listener called on the lag-watcher threads; return quickly
+   * @throws NullPointerException when {@code listener} is null
+   */
   public static void addLagAlertListener(LagAlertListener listener) {
-    RouterRegistry.addListener(java.util.Objects.requireNonNull(listener, "listener"));
+    RouterRegistry.addListener(Objects.requireNonNull(listener, "listener"));
   }
 
-  /** Removes a listener added with {@link #addLagAlertListener(LagAlertListener)}. */
+  /**
+   * Removes a listener added with {@link #addLagAlertListener(LagAlertListener)}.
+   *
+   * @param listener the listener; unknown or null: nothing happens
+   */
   public static void removeLagAlertListener(LagAlertListener listener) {
     RouterRegistry.removeListener(listener);
   }

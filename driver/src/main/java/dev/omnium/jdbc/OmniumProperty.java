@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
 enum OmniumProperty {
 
   REPLICA("replica", null, Kind.HOSTS,
-      "Replica endpoints host[:port][,host[:port]...], same database and credentials; none: every read runs on the primary through the fallback pool"),
+      "Replica endpoints host[:port][,host[:port]...], same database and credentials; none:"
+          + " every read runs on the primary through the fallback pool"),
   REPLICA_USER("replicaUser", null, Kind.STRING,
       "User for replica and lag-watcher connections (default: user)"),
   REPLICA_PASSWORD("replicaPassword", null, Kind.STRING,
@@ -28,11 +29,14 @@ enum OmniumProperty {
   HEARTBEAT_INTERVAL("heartbeatInterval", "1s", Kind.DURATION,
       "How often lag is read on each replica (and written, for the heartbeat writer)"),
   HEARTBEAT_TABLE("heartbeatTable", "replica_heartbeat", Kind.IDENTIFIER,
-      "Heartbeat table, optionally schema-qualified: (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)"),
+      "Heartbeat table, optionally schema-qualified: (id int PRIMARY KEY CHECK (id = 1), beat_at"
+          + " timestamptz NOT NULL)"),
   HEARTBEAT_WRITER("heartbeatWriter", "false", Kind.BOOLEAN,
-      "Whether this process competes (advisory lock) to write the heartbeat; one writer per primary is elected"),
+      "Whether this process competes (advisory lock) to write the heartbeat; one writer per"
+          + " primary is elected"),
   APPLICATION_NAME("applicationName", "omnium", Kind.STRING,
-      "Base of application_name; physical connections add the route, e.g. api, api:replica, api:fallback"),
+      "Base of application_name; physical connections add the route, e.g. api, api:replica,"
+          + " api:fallback"),
   STATEMENT_TIMEOUT("statementTimeout", "15s", Kind.DURATION,
       "statement_timeout of primary connections"),
   REPLICA_STATEMENT_TIMEOUT("replicaStatementTimeout", "5s", Kind.DURATION,
@@ -58,7 +62,8 @@ enum OmniumProperty {
   LAG_ALERT_AFTER("lagAlertAfter", "60s", Kind.DURATION,
       "Alert when lag stays above lagAlertThreshold this long"),
   READ_YOUR_WRITES("readYourWrites", "off", Kind.CHOICE, new String[] {"off", "thread", "token"},
-      "Read-your-writes: off, thread (reads after a write on the same thread stay on the primary) or token"),
+      "Read-your-writes: off, thread (reads after a write on the same thread stay on the"
+          + " primary) or token"),
   READ_YOUR_WRITES_TTL("readYourWritesTtl", "30s", Kind.DURATION,
       "How long after a write readYourWrites keeps reads on the primary");
 

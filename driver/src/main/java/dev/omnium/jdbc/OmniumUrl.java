@@ -78,7 +78,8 @@ final class OmniumUrl {
     }
     String database = decode(rawDatabase, "database name", url);
     if (database.isEmpty()) {
-      throw error("The database is missing in " + Secrets.maskUrl(url) + " (expected " + FORM + ")");
+      throw error("The database is missing in " + Secrets.maskUrl(url) + " (expected " + FORM
+          + ")");
     }
     return new OmniumUrl(hosts, database, parseQuery(url, query));
   }

@@ -7,6 +7,7 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.postgresql.Driver;
 
 /**
  * Opens pgjdbc connections for one route. Calls pgjdbc's driver directly instead of going through
@@ -15,7 +16,7 @@ import javax.sql.DataSource;
  * Doubles as the {@link DataSource} the internal HikariCP pools draw from.
  */
 final class PgConnector implements DataSource {
-  private static final org.postgresql.Driver PG = new org.postgresql.Driver();
+  private static final Driver PG = new Driver();
 
   /**
    * Agent hook (the only line of the driver the javaagent depends on): every physical connect

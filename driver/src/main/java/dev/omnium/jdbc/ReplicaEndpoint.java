@@ -9,7 +9,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One replica: its connection pool, its lag watcher and how many of its connections are lent out. */
+/**
+ * One replica: its connection pool, its lag watcher and how many of its connections are lent out.
+ */
 final class ReplicaEndpoint {
   private static final Logger log = LoggerFactory.getLogger(ReplicaEndpoint.class);
 
@@ -17,7 +19,10 @@ final class ReplicaEndpoint {
   final LagWatcher watcher;
   final HikariDataSource pool;
   private final AtomicInteger inUse = new AtomicInteger();
-  /** Lent connections, so a black-holed replica's in-flight reads can be cut loose (design rule 9). */
+  /**
+   * Lent connections, so a black-holed replica's in-flight reads can be cut loose
+   * (docs/routing-contract.md, rule 9).
+   */
   private final Set<Connection> lent = ConcurrentHashMap.newKeySet();
 
   ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool) {
@@ -49,11 +54,12 @@ final class ReplicaEndpoint {
       try {
         c.abort(Runnable::run);
         n++;
-      } catch (java.sql.SQLException | RuntimeException ignored) {
+      } catch (SQLException | RuntimeException ignored) {
         // already gone
       }
     }
-    if (n > 0) log.warn("omnium: replica {} does not answer: aborted {} connection(s) in use", name, n);
+    if (n > 0) log.warn("omnium: replica {} does not answer: aborted {} connection(s) in use",
+        name, n);
   }
 
   /** Returns a connection to the pool, or evicts it when the server ended its session. */

@@ -56,7 +56,8 @@ final class Router implements AutoCloseable, RouterMXBean {
   Router(OmniumConfig config, boolean pooledPrimary) {
     this.config = config;
     this.defaultMaxAgeNanos = config.maxAge().toNanos();
-    this.writePositions = new WritePositions(config.readYourWrites(), config.readYourWritesTtl().toNanos());
+    this.writePositions = new WritePositions(config.readYourWrites(),
+        config.readYourWritesTtl().toNanos());
     int id = SEQUENCE.incrementAndGet();
     String app = config.applicationName();
 
@@ -64,11 +65,13 @@ final class Router implements AutoCloseable, RouterMXBean {
         config.physicalProperties(Route.PRIMARY), app + " primary");
     this.primary = pooledPrimary
         ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, primaryConnector,
-            config.primaryPoolSize(), config.primaryPoolSize(), config.poolTimeout(), config.maxLifetime()))
+            config.primaryPoolSize(), config.primaryPoolSize(), config.poolTimeout(),
+                config.maxLifetime()))
         : PrimarySource.direct(primaryConnector);
 
     this.fallback = Pools.create(app + "-fallback-" + id,
-        new PgConnector(config.primaryUrl(), config.physicalProperties(Route.FALLBACK), app + " fallback"),
+        new PgConnector(config.primaryUrl(), config.physicalProperties(Route.FALLBACK),
+            app + " fallback"),
         config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
 
     List<HostSpec> hosts = config.replicas();
@@ -78,15 +81,19 @@ final class Router implements AutoCloseable, RouterMXBean {
       HostSpec h = hosts.get(i);
       String name = h.toString();
       String url = config.replicaUrl(h);
-      PgConnector pooled = new PgConnector(url, withClientTimeouts(config.physicalProperties(Route.REPLICA), false),
+      PgConnector pooled = new PgConnector(url,
+          withClientTimeouts(config.physicalProperties(Route.REPLICA), false),
           app + " replica " + name);
-      PgConnector watching = new PgConnector(url, withClientTimeouts(config.physicalProperties(Route.WATCHER), true),
+      PgConnector watching = new PgConnector(url,
+          withClientTimeouts(config.physicalProperties(Route.WATCHER), true),
           app + " lag watcher " + name);
-      LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
-          "omnium-lag-" + app + "-" + name, walSampler.timeline());
+      LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
+          config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
-          config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(), config.maxLifetime());
-      watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(), listeners));
+          config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(),
+              config.maxLifetime());
+      watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
+          listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool);
       watcher.onTimeout(replicas[i]::abortLent);
     }
@@ -95,8 +102,10 @@ final class Router implements AutoCloseable, RouterMXBean {
     if (config.heartbeatWriter()) {
       Properties hb = config.physicalProperties(Route.HEARTBEAT);
       hb.putIfAbsent("connectTimeout", "5");
-      hb.putIfAbsent("socketTimeout", Long.toString(Math.max(10, config.heartbeatInterval().toSeconds() * 5)));
-      heartbeatWriter = new HeartbeatWriter(new PgConnector(config.primaryUrl(), hb, app + " heartbeat writer"),
+      hb.putIfAbsent("socketTimeout", Long.toString(Math.max(10,
+          config.heartbeatInterval().toSeconds() * 5)));
+      heartbeatWriter = new HeartbeatWriter(new PgConnector(config.primaryUrl(), hb,
+          app + " heartbeat writer"),
           config.heartbeatTable(), config.heartbeatInterval(), "omnium-heartbeat-" + app);
       heartbeatWriter.start();
     } else {
@@ -104,7 +113,8 @@ final class Router implements AutoCloseable, RouterMXBean {
     }
     this.objectName = register(app);
     if (replicas.length == 0) {
-      log.info("omnium: no replica configured for {}: read-only work runs on the primary through the fallback pool"
+      log.info("omnium: no replica configured for {}: read-only work runs on the primary through"
+          + " the fallback pool"
           + " (at most {} connections)", app, config.fallbackPoolSize());
     }
   }
@@ -199,12 +209,16 @@ final class Router implements AutoCloseable, RouterMXBean {
       Throwable cause = e.getCause();
       if (cause != null) {
         // HikariCP could not open a connection at all: say why, not that the pool is busy.
-        throw new SQLTransientConnectionException("omnium: cannot open a fallback connection to the primary"
-            + " within poolTimeout (" + config.poolTimeout().toMillis() + " ms): " + cause.getMessage(), state, e);
+        throw new SQLTransientConnectionException("omnium: cannot open a fallback connection to"
+            + " the primary"
+            + " within poolTimeout (" + config.poolTimeout().toMillis() + " ms): "
+            + cause.getMessage(), state, e);
       }
       throw new SQLTransientConnectionException(
-          "omnium: no fallback connection to the primary within poolTimeout (" + config.poolTimeout().toMillis()
-              + " ms): all " + config.fallbackPoolSize() + " (fallbackPoolSize) are in use because no replica is"
+          "omnium: no fallback connection to the primary within poolTimeout ("
+              + config.poolTimeout().toMillis()
+              + " ms): all " + config.fallbackPoolSize()
+              + " (fallbackPoolSize) are in use because no replica is"
               + " fresh enough for maxAge", state, e);
     }
   }

@@ -3,50 +3,68 @@ package dev.omnium.jdbc;
 import java.util.Map;
 
 /**
- * What a router exposes over JMX as {@code dev.omnium:type=Router,name=<applicationName>}.
- * Counters are totals since the router started.
+ * What a router exposes over JMX as {@code dev.omnium:type=Router,name=<applicationName>}, and
+ * what {@link OmniumDataSource#metrics()} returns. Counters are totals since the router started.
  */
 public interface RouterMXBean {
-  /** Configured replicas as {@code host:port}. */
+  /** @return the configured replicas as {@code host:port} */
   String[] getReplicas();
 
-  /** Effective lag per replica in milliseconds; -1 means unknown (treated as infinite: no reads go there). */
+  /**
+   * @return effective lag per replica ({@code host:port}) in milliseconds; -1 means
+   *     unknown, which counts as infinite: no reads go there
+   */
   Map<String, Long> getEffectiveLagMillis();
 
-  /** Watcher state per replica: OK, UNREACHABLE, NO_HEARTBEAT_TABLE, NOT_IN_RECOVERY, … */
+  /**
+   * @return the watcher state per replica: OK, UNREACHABLE, NO_HEARTBEAT_TABLE,
+   *     NOT_IN_RECOVERY, …
+   */
   Map<String, String> getReplicaStates();
 
-  /** Largest staleness a read-only transaction accepts by default, in milliseconds. */
+  /** @return the largest staleness a read-only transaction accepts by default, in ms */
   long getMaxAgeMillis();
 
-  /** Statements executed on the primary for read-write work. */
+  /** @return statements executed on the primary for read-write work */
   long getPrimaryStatements();
 
-  /** Read-only units of work (transactions, or autocommit statements) routed to a replica. */
+  /**
+   * @return read-only units of work (transactions, or autocommit statements) routed to a
+   *     replica
+   */
   long getReplicaRoutes();
 
-  /** Read-only units of work routed to the fallback pool on the primary. */
+  /** @return read-only units of work routed to the fallback pool on the primary */
   long getFallbackRoutes();
 
-  /** Reads retried on the fallback pool after a replica recovery conflict (40001) or a lost replica connection. */
+  /**
+   * @return reads retried on the fallback pool after a replica recovery conflict (40001) or
+   *     a lost replica connection
+   */
   long getRetries();
 
-  /** Times a fresh replica could not hand out a connection within replicaAcquireTimeout. */
+  /**
+   * @return times a fresh replica could not hand out a connection within
+   *     replicaAcquireTimeout
+   */
   long getReplicaAcquireFailures();
 
-  /** Read-your-writes: replica connections asked for their replay position because the sample was not enough. */
+  /**
+   * @return read-your-writes: replica connections asked for their replay position because
+   *     the sample was not enough
+   */
   long getWritePositionChecks();
 
-  /** Fallback connections lent out right now (never more than fallbackPoolSize). */
+  /** @return fallback connections lent out right now (never more than fallbackPoolSize) */
   int getFallbackActive();
 
-  /** The fallback pool's hard cap. */
+  /** @return the fallback pool's hard cap */
   int getFallbackPoolSize();
 
-  /** True while the lag alert is firing for at least one replica. */
+  /** @return true while the lag alert is firing for at least one replica */
   boolean isLagAlert();
 
-  /** True while this process holds the heartbeat writer lock. */
+  /** @return true while this process holds the heartbeat writer lock */
   boolean isHeartbeatLeader();
 
   /**

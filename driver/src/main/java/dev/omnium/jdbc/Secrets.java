@@ -1,5 +1,7 @@
 package dev.omnium.jdbc;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -110,7 +112,7 @@ final class Secrets {
 
   private static String lenientDecode(String s) {
     try {
-      return java.net.URLDecoder.decode(s, java.nio.charset.StandardCharsets.UTF_8);
+      return URLDecoder.decode(s, StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {
       return s;
     }

@@ -1,6 +1,9 @@
 package dev.omnium.jdbc;
 
+import java.net.SocketTimeoutException;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTimeoutException;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
@@ -13,7 +16,7 @@ final class SqlStates {
 
   private SqlStates() { }
 
-  /** A replica error worth one retry on the fallback route (design rule 5). */
+  /** A replica error worth one retry on the fallback route (docs/routing-contract.md, rule 5). */
   static boolean retryableOnReplica(SQLException e) {
     String state = e.getSQLState();
     if (state == null) return false;
@@ -38,7 +41,8 @@ final class SqlStates {
   /** A client-side socket timeout: the server accepted the connection but does not answer. */
   static boolean timedOut(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.net.SocketTimeoutException || t instanceof java.sql.SQLTimeoutException) return true;
+      if (t instanceof SocketTimeoutException
+          || t instanceof SQLTimeoutException) return true;
     }
     return false;
   }
@@ -51,15 +55,19 @@ final class SqlStates {
   static SQLException asConnectionLost(SQLException e) {
     String state = e.getSQLState();
     if (state == null || state.startsWith("08")) return e;
-    // Only a session the server ended: not a refused login (28P01, 3D000), which is no lost connection.
+    // Only a session the server ended: not a refused login (28P01, 3D000), which is no lost
+    // connection.
     boolean lost = state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
         || (state.equals(SERIALIZATION_FAILURE) && isFatal(e));
     if (!lost) return e;
-    return new java.sql.SQLNonTransientConnectionException(
+    return new SQLNonTransientConnectionException(
         "omnium: the connection was lost (SQLState " + state + "): " + e.getMessage(), "08006", e);
   }
 
-  /** FATAL means the server ended the session (e.g. a recovery conflict while idle in a transaction). */
+  /**
+   * FATAL means the server ended the session (e.g. a recovery conflict while idle in a
+   * transaction).
+   */
   static boolean isFatal(SQLException e) {
     if (e instanceof PSQLException) {
       ServerErrorMessage m = ((PSQLException) e).getServerErrorMessage();

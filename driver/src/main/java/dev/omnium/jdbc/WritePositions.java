@@ -43,7 +43,10 @@ final class WritePositions {
     p.expiresNanos = System.nanoTime() + ttlNanos;
   }
 
-  /** Thread mode: the position this thread must see, 0 when none or expired. Costs one ThreadLocal read. */
+  /**
+   * Thread mode: the position this thread must see, 0 when none or expired. Costs one ThreadLocal
+   * read.
+   */
   long requiredForThisThread(long nowNanos) {
     if (!threadMode) return 0;
     Position p = lastWrite.get();
@@ -62,7 +65,8 @@ final class WritePositions {
 
   static long parseToken(String token) throws SQLException {
     if (token == null || !token.startsWith(TOKEN_PREFIX)) {
-      throw new SQLException("omnium: not a write token: expected " + TOKEN_PREFIX + "<WAL position>", "HY000");
+      throw new SQLException("omnium: not a write token: expected " + TOKEN_PREFIX
+          + "<WAL position>", "HY000");
     }
     try {
       return Lsn.parse(token.substring(TOKEN_PREFIX.length()));

@@ -46,7 +46,8 @@ class DurationsTest {
   @ValueSource(strings = {"", "   ", "-5s", "-1", "5x", "5 s", "s", "ms", "1.5.2s", "1.5xs",
       "5S", "5sec", "+5s", "1e3", "PT5S", "5s5", ".5s", "5.s", "1,5s"})
   void rejectsMalformed(String text) {
-    SQLException e = assertThrows(SQLException.class, () -> Durations.parse("heartbeatInterval", text));
+    SQLException e = assertThrows(SQLException.class, () -> Durations.parse("heartbeatInterval",
+        text));
     assertTrue(e.getMessage().startsWith("Invalid value for heartbeatInterval: "), e.getMessage());
     assertTrue(e.getMessage().contains(EXPECTED), e.getMessage());
     assertEquals("08001", e.getSQLState());

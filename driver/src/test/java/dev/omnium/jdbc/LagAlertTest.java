@@ -15,10 +15,12 @@ class LagAlertTest {
   private static final long S = 1_000_000_000L;
 
   private final List<String> events = new ArrayList<>();
-  private final List<LagAlertListener> listeners = new CopyOnWriteArrayList<>(List.of(new LagAlertListener() {
+  private final List<LagAlertListener> listeners =
+      new CopyOnWriteArrayList<>(List.of(new LagAlertListener() {
     @Override
     public void alertRaised(String replica, Duration lag, Duration over) {
-      events.add("raised " + replica + " lag=" + (lag == null ? "unknown" : lag.toSeconds()) + " over=" + over.toSeconds());
+      events.add("raised " + replica + " lag=" + (lag == null ? "unknown" : lag.toSeconds())
+          + " over=" + over.toSeconds());
     }
 
     @Override
@@ -80,8 +82,10 @@ class LagAlertTest {
   @Test
   void aFailingListenerDoesNotStopTheOthers() {
     listeners.add(0, new LagAlertListener() {
-      @Override public void alertRaised(String replica, Duration lag, Duration over) { throw new IllegalStateException("boom"); }
-      @Override public void alertCleared(String replica, Duration lag) { throw new IllegalStateException("boom"); }
+      @Override public void alertRaised(String replica, Duration lag,
+          Duration over) { throw new IllegalStateException("boom"); }
+      @Override public void alertCleared(String replica,
+          Duration lag) { throw new IllegalStateException("boom"); }
     });
     LagAlert a = alert();
     a.evaluate(0, 20 * S);
@@ -91,7 +95,9 @@ class LagAlertTest {
 
   @Test
   void theWriterLockKeyIsStablePerTable() {
-    assertEquals(HeartbeatWriter.lockKey("replica_heartbeat"), HeartbeatWriter.lockKey("replica_heartbeat"));
-    assertTrue(HeartbeatWriter.lockKey("replica_heartbeat") != HeartbeatWriter.lockKey("other.replica_heartbeat"));
+    assertEquals(HeartbeatWriter.lockKey("replica_heartbeat"),
+        HeartbeatWriter.lockKey("replica_heartbeat"));
+    assertTrue(HeartbeatWriter.lockKey("replica_heartbeat")
+        != HeartbeatWriter.lockKey("other.replica_heartbeat"));
   }
 }

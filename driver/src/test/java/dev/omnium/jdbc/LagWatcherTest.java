@@ -14,7 +14,8 @@ class LagWatcherTest {
   private static final long T0 = 1_000_000 * MS; // an arbitrary nanoTime origin
 
   private static LagWatcher watcher(Duration interval) {
-    PgConnector never = new PgConnector("jdbc:postgresql://127.0.0.1:1/x", new Properties(), "test");
+    PgConnector never = new PgConnector("jdbc:postgresql://127.0.0.1:1/x", new Properties(),
+        "test");
     return new LagWatcher("r1", never, "replica_heartbeat", interval, "test-watcher");
   }
 
@@ -48,7 +49,8 @@ class LagWatcherTest {
     LagWatcher w = watcher(Duration.ofMillis(200)); // stall threshold: max(2 intervals, 1 s) = 1 s
     w.record(T0, 0.0);
     w.probeInFlightSince(T0 + 100 * MS);
-    assertTrue(w.isFresh(T0 + 900 * MS, 5000 * MS), "a probe in flight for 0.8 s is not stalled yet");
+    assertTrue(w.isFresh(T0 + 900 * MS, 5000 * MS),
+        "a probe in flight for 0.8 s is not stalled yet");
     assertFalse(w.isFresh(T0 + 1200 * MS, 5000 * MS), "in flight 1.1 s: the replica is skipped");
     assertEquals(Long.MAX_VALUE, w.effectiveLagNanos(T0 + 1200 * MS));
     w.probeInFlightSince(0);

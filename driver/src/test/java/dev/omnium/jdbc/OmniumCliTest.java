@@ -9,7 +9,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The command line's argument handling (the commands themselves run against servers in CheckIT). */
+/**
+ * The command line's argument handling (the commands themselves run against servers in CheckIT).
+ */
 class OmniumCliTest {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -23,7 +25,8 @@ class OmniumCliTest {
   void unknownCommandsPrintUsage() {
     assertEquals(64, run());
     assertEquals(64, run("status", "jdbc:omnium:postgresql://h/db"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("usage: java -jar omnium-jdbc.jar check"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("usage: java -jar omnium-jdbc.jar"
+        + " check"));
   }
 
   @Test

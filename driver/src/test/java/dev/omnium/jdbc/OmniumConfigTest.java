@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import org.postgresql.Driver;
 
 class OmniumConfigTest {
 
@@ -203,7 +204,8 @@ class OmniumConfigTest {
   @Test
   void badValuesFailEagerly() {
     SQLException e = fails(BASE + "?replicaPoolSize=-1", null);
-    assertTrue(e.getMessage().startsWith("Invalid value for replicaPoolSize: \"-1\""), e.getMessage());
+    assertTrue(e.getMessage().startsWith("Invalid value for replicaPoolSize: \"-1\""),
+        e.getMessage());
     e = fails(BASE + "?fallbackPoolSize=0", null);
     assertTrue(e.getMessage().contains("fallbackPoolSize"), e.getMessage());
     e = fails(BASE, props("maxAge", "5x"));
@@ -229,11 +231,12 @@ class OmniumConfigTest {
     OmniumConfig c = OmniumConfig.of("jdbc:omnium:postgresql://p1,p2:5433,[::1]:5434/my%20db"
         + "?replica=r1,[2001:db8::7]", null);
     assertEquals("jdbc:postgresql://p1:5432,p2:5433,[::1]:5434/my+db", c.primaryUrl());
-    assertEquals(List.of(new HostSpec("r1", 5432), new HostSpec("2001:db8::7", 5432)), c.replicas());
+    assertEquals(List.of(new HostSpec("r1", 5432), new HostSpec("2001:db8::7", 5432)),
+        c.replicas());
     assertEquals("jdbc:postgresql://r1:5432/my+db", c.replicaUrl(c.replicas().get(0)));
     assertEquals("jdbc:postgresql://[2001:db8::7]:5432/my+db", c.replicaUrl(c.replicas().get(1)));
     // pgjdbc reads the encoded name back as the original.
-    assertEquals("my db", org.postgresql.Driver.parseURL(c.primaryUrl(), null).getProperty("PGDBNAME"));
+    assertEquals("my db", Driver.parseURL(c.primaryUrl(), null).getProperty("PGDBNAME"));
     assertEquals("jdbc:postgresql://primary:5432/db", OmniumConfig.of(BASE, null).primaryUrl());
   }
 
@@ -242,18 +245,22 @@ class OmniumConfigTest {
     OmniumConfig c = OmniumConfig.of(BASE + "?applicationName=api&replica=r", null);
     assertEquals("api", c.physicalProperties(Route.PRIMARY).getProperty("ApplicationName"));
     assertEquals("api:replica", c.physicalProperties(Route.REPLICA).getProperty("ApplicationName"));
-    assertEquals("api:fallback", c.physicalProperties(Route.FALLBACK).getProperty("ApplicationName"));
+    assertEquals("api:fallback",
+        c.physicalProperties(Route.FALLBACK).getProperty("ApplicationName"));
     assertEquals("api:lag", c.physicalProperties(Route.WATCHER).getProperty("ApplicationName"));
-    assertEquals("api:heartbeat", c.physicalProperties(Route.HEARTBEAT).getProperty("ApplicationName"));
+    assertEquals("api:heartbeat",
+        c.physicalProperties(Route.HEARTBEAT).getProperty("ApplicationName"));
     assertEquals("omnium:replica",
-        OmniumConfig.of(BASE, null).physicalProperties(Route.REPLICA).getProperty("ApplicationName"));
+        OmniumConfig.of(BASE,
+            null).physicalProperties(Route.REPLICA).getProperty("ApplicationName"));
   }
 
   @Test
   void pgjdbcApplicationNameIsTheBaseWhenOmniumsIsUnset() throws SQLException {
     OmniumConfig c = OmniumConfig.of(BASE + "?ApplicationName=billing", null);
     assertEquals("billing", c.applicationName());
-    assertEquals("billing:fallback", c.physicalProperties(Route.FALLBACK).getProperty("ApplicationName"));
+    assertEquals("billing:fallback",
+        c.physicalProperties(Route.FALLBACK).getProperty("ApplicationName"));
     c = OmniumConfig.of(BASE + "?ApplicationName=billing&applicationName=api", null);
     assertEquals("api", c.applicationName());
     assertEquals("api", c.physicalProperties(Route.PRIMARY).getProperty("ApplicationName"));
@@ -269,9 +276,11 @@ class OmniumConfigTest {
     assertEquals(primary, c.physicalProperties(Route.PRIMARY).getProperty("options"));
     assertEquals(primary + readOnly, c.physicalProperties(Route.FALLBACK).getProperty("options"));
     String heartbeatTableInPublic = " -c search_path=public";
-    assertEquals(primary + heartbeatTableInPublic, c.physicalProperties(Route.HEARTBEAT).getProperty("options"));
+    assertEquals(primary + heartbeatTableInPublic,
+        c.physicalProperties(Route.HEARTBEAT).getProperty("options"));
     assertEquals(replica + readOnly, c.physicalProperties(Route.REPLICA).getProperty("options"));
-    assertEquals(replica + heartbeatTableInPublic, c.physicalProperties(Route.WATCHER).getProperty("options"));
+    assertEquals(replica + heartbeatTableInPublic,
+        c.physicalProperties(Route.WATCHER).getProperty("options"));
   }
 
   @Test
@@ -282,7 +291,8 @@ class OmniumConfigTest {
       boolean primarySide = r == Route.PRIMARY || r == Route.FALLBACK || r == Route.HEARTBEAT;
       assertEquals(primarySide, options.contains("-c lock_timeout=2000"), r + ": " + options);
     }
-    String unset = OmniumConfig.of(BASE, null).physicalProperties(Route.PRIMARY).getProperty("options");
+    String unset = OmniumConfig.of(BASE,
+        null).physicalProperties(Route.PRIMARY).getProperty("options");
     assertFalse(unset.contains("lock_timeout"), unset);
     String zero = OmniumConfig.of(BASE + "?lockTimeout=0", null)
         .physicalProperties(Route.PRIMARY).getProperty("options");
@@ -356,9 +366,12 @@ class OmniumConfigTest {
   @Test
   void targetServerType() throws SQLException {
     OmniumConfig multi = OmniumConfig.of("jdbc:omnium:postgresql://p1,p2/db?replica=r", null);
-    assertEquals("primary", multi.physicalProperties(Route.PRIMARY).getProperty("targetServerType"));
-    assertEquals("primary", multi.physicalProperties(Route.FALLBACK).getProperty("targetServerType"));
-    assertEquals("primary", multi.physicalProperties(Route.HEARTBEAT).getProperty("targetServerType"));
+    assertEquals("primary",
+        multi.physicalProperties(Route.PRIMARY).getProperty("targetServerType"));
+    assertEquals("primary",
+        multi.physicalProperties(Route.FALLBACK).getProperty("targetServerType"));
+    assertEquals("primary",
+        multi.physicalProperties(Route.HEARTBEAT).getProperty("targetServerType"));
     assertNull(multi.physicalProperties(Route.REPLICA).getProperty("targetServerType"));
     assertNull(multi.physicalProperties(Route.WATCHER).getProperty("targetServerType"));
 
@@ -367,7 +380,8 @@ class OmniumConfigTest {
 
     OmniumConfig own = OmniumConfig.of(
         "jdbc:omnium:postgresql://p1,p2/db?replica=r&targetServerType=preferPrimary", null);
-    assertEquals("preferPrimary", own.physicalProperties(Route.PRIMARY).getProperty("targetServerType"));
+    assertEquals("preferPrimary",
+        own.physicalProperties(Route.PRIMARY).getProperty("targetServerType"));
     // Meant for the primary list; on a single standby it would refuse the connection.
     assertNull(own.physicalProperties(Route.REPLICA).getProperty("targetServerType"));
   }
@@ -457,7 +471,8 @@ class OmniumConfigTest {
     assertEquals("token", byName.get("readYourWrites").value);
     assertNull(byName.get("replicaPassword").value);
     assertNull(byName.get("lockTimeout").value);
-    assertArrayEquals(new String[] {"off", "thread", "token"}, byName.get("readYourWrites").choices);
+    assertArrayEquals(new String[] {"off", "thread", "token"},
+        byName.get("readYourWrites").choices);
     assertArrayEquals(new String[] {"true", "false"}, byName.get("heartbeatWriter").choices);
   }
 

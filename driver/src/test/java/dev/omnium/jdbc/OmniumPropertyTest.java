@@ -37,7 +37,8 @@ class OmniumPropertyTest {
   private static SQLException invalid(OmniumProperty p, String value) {
     SQLException e = assertThrows(SQLException.class, () -> p.getValue(props(p.getName(), value)));
     assertEquals("08001", e.getSQLState());
-    assertTrue(e.getMessage().startsWith("Invalid value for " + p.getName() + ": "), e.getMessage());
+    assertTrue(e.getMessage().startsWith("Invalid value for " + p.getName() + ": "),
+        e.getMessage());
     assertTrue(e.getMessage().contains(p.expected()), e.getMessage());
     return e;
   }
@@ -101,8 +102,10 @@ class OmniumPropertyTest {
     assertFalse(OmniumProperty.HEARTBEAT_WRITER.getBoolean(empty));
     assertEquals("omnium", OmniumProperty.APPLICATION_NAME.get(empty));
     assertEquals(Duration.ofSeconds(15), OmniumProperty.STATEMENT_TIMEOUT.getDuration(empty));
-    assertEquals(Duration.ofSeconds(5), OmniumProperty.REPLICA_STATEMENT_TIMEOUT.getDuration(empty));
-    assertEquals(Duration.ofSeconds(60), OmniumProperty.IDLE_IN_TRANSACTION_TIMEOUT.getDuration(empty));
+    assertEquals(Duration.ofSeconds(5),
+        OmniumProperty.REPLICA_STATEMENT_TIMEOUT.getDuration(empty));
+    assertEquals(Duration.ofSeconds(60),
+        OmniumProperty.IDLE_IN_TRANSACTION_TIMEOUT.getDuration(empty));
     assertNull(OmniumProperty.LOCK_TIMEOUT.getDuration(empty));
     assertEquals(15, OmniumProperty.PRIMARY_POOL_SIZE.getSize(empty));
     assertEquals(8, OmniumProperty.REPLICA_POOL_SIZE.getSize(empty));
@@ -301,7 +304,8 @@ class OmniumPropertyTest {
   @Test
   void valuesFromPropertiesDefaultsAreSeen() throws SQLException {
     Properties defaults = props("maxAge", "3s");
-    assertEquals(Duration.ofSeconds(3), OmniumProperty.MAX_AGE.getDuration(new Properties(defaults)));
+    assertEquals(Duration.ofSeconds(3),
+        OmniumProperty.MAX_AGE.getDuration(new Properties(defaults)));
   }
 
   @Test

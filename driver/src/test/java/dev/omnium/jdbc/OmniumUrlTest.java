@@ -45,7 +45,8 @@ class OmniumUrlTest {
         "jdbc:omnium:postgresql://primary/db?replica=host&maxAge=5s&applicationName=api");
     assertEquals(List.of(new HostSpec("primary", 5432)), u.hosts());
     assertEquals("db", u.database());
-    assertEquals(List.of("replica", "maxAge", "applicationName"), List.copyOf(u.parameters().keySet()));
+    assertEquals(List.of("replica", "maxAge", "applicationName"),
+        List.copyOf(u.parameters().keySet()));
     assertEquals("host", u.parameters().get("replica"));
     assertEquals("5s", u.parameters().get("maxAge"));
     assertEquals("api", u.parameters().get("applicationName"));
@@ -174,7 +175,8 @@ class OmniumUrlTest {
 
   @Test
   void portBounds() throws SQLException {
-    assertEquals(65535, OmniumUrl.parse("jdbc:omnium:postgresql://h:65535/db").hosts().get(0).port());
+    assertEquals(65535,
+        OmniumUrl.parse("jdbc:omnium:postgresql://h:65535/db").hosts().get(0).port());
     assertEquals(1, OmniumUrl.parse("jdbc:omnium:postgresql://h:1/db").hosts().get(0).port());
   }
 
@@ -200,12 +202,15 @@ class OmniumUrlTest {
 
   @Test
   void hostSpecParsing() throws SQLException {
-    assertEquals(new HostSpec("db.example.com", 5432), HostSpec.parse("replica", " db.example.com "));
+    assertEquals(new HostSpec("db.example.com", 5432), HostSpec.parse("replica",
+        " db.example.com "));
     assertEquals(new HostSpec("::1", 5433), HostSpec.parse("replica", "[::1]:5433"));
     assertEquals("[::1]:5433", HostSpec.parse("replica", "[::1]:5433").toString());
     assertEquals(List.of(new HostSpec("r1", 5432), new HostSpec("r2", 5432),
-        new HostSpec("2001:db8::1", 6000)), HostSpec.parseList("replica", "r1,r2 , [2001:db8::1]:6000"));
-    SQLException e = assertThrows(SQLException.class, () -> HostSpec.parseList("replica", "r1,,r2"));
+        new HostSpec("2001:db8::1", 6000)), HostSpec.parseList("replica",
+            "r1,r2 , [2001:db8::1]:6000"));
+    SQLException e = assertThrows(SQLException.class, () -> HostSpec.parseList("replica",
+        "r1,,r2"));
     assertEquals("Invalid value for replica: \"r1,,r2\" (empty entry in host list; expected "
         + "host[:port][,host[:port]...], IPv6 in brackets such as [::1]:5432)", e.getMessage());
     assertEquals("08001", e.getSQLState());

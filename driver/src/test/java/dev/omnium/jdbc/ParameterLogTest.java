@@ -137,7 +137,8 @@ class ParameterLogTest {
     log.setInt("a", 3);
     log.setInt("b", 4);
     log.registerOutParameter("a", Types.INTEGER); // a registration does not replace a value
-    assertEquals(List.of("setInt(1, 2)", "setInt(a, 3)", "setInt(b, 4)", "registerOutParameter(a, 4)"),
+    assertEquals(List.of("setInt(1, 2)", "setInt(a, 3)", "setInt(b, 4)",
+        "registerOutParameter(a, 4)"),
         replay(log));
   }
 
@@ -165,12 +166,14 @@ class ParameterLogTest {
     log.clearParameters();
     log.setInt(4, 4);
 
-    assertEquals(List.of("setInt(1, 1)", "registerOutParameter(3, 4)", "setString(n, x)"), replay(batch));
+    assertEquals(List.of("setInt(1, 1)", "registerOutParameter(3, 4)", "setString(n, x)"),
+        replay(batch));
 
     batch.setString(1, "z");
     batch.registerOutParameter(3, Types.VARCHAR);
     assertEquals(List.of("registerOutParameter(3, 4)", "setInt(4, 4)"), replay(log));
-    assertEquals(List.of("setString(1, z)", "registerOutParameter(3, 12)", "setString(n, x)"), replay(batch));
+    assertEquals(List.of("setString(1, z)", "registerOutParameter(3, 12)", "setString(n, x)"),
+        replay(batch));
   }
 
   @Test
@@ -201,7 +204,8 @@ class ParameterLogTest {
 
     log.setInt(2, 4);
     log.setString("n", "w");
-    assertEquals(List.of("registerOutParameter(1, 4)", "setInt(2, 4)", "registerOutParameter(o, 12)",
+    assertEquals(List.of("registerOutParameter(1, 4)", "setInt(2, 4)",
+        "registerOutParameter(o, 12)",
         "setString(n, w)"), replay(log));
   }
 
@@ -243,7 +247,8 @@ class ParameterLogTest {
     ParameterLog log = new ParameterLog();
     log.setInt(0, 1); // recording never validates
     SQLException failure = new SQLException("The column index is out of range: 0", "22023");
-    CallableStatement failing = (CallableStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
+    CallableStatement failing =
+        (CallableStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {CallableStatement.class}, (proxy, m, args) -> {
           throw failure;
         });
@@ -302,8 +307,10 @@ class ParameterLogTest {
     log.setLong(9, Long.MIN_VALUE);
     Recorder physical = new Recorder();
     log.applyTo(physical.callable());
-    List<Object> values = physical.calls.stream().map(c -> c.args()[1]).collect(Collectors.toList());
-    assertEquals(List.of(-0.0, Float.NaN, Double.MIN_VALUE, -Float.MAX_VALUE, false, true, Byte.MIN_VALUE,
+    List<Object> values = physical.calls.stream().map(c
+        -> c.args()[1]).collect(Collectors.toList());
+    assertEquals(List.of(-0.0, Float.NaN, Double.MIN_VALUE, -Float.MAX_VALUE, false, true,
+        Byte.MIN_VALUE,
         Short.MIN_VALUE, Long.MIN_VALUE), values);
   }
 
@@ -350,7 +357,8 @@ class ParameterLogTest {
   record Call(Method method, Object[] args) {
     @Override
     public String toString() {
-      return method.getName() + Arrays.stream(args).map(a -> a instanceof byte[] ? Arrays.toString((byte[]) a)
+      return method.getName() + Arrays.stream(args).map(a -> a instanceof byte[]
+          ? Arrays.toString((byte[]) a)
           : String.valueOf(a)).collect(Collectors.joining(", ", "(", ")"));
     }
   }
@@ -373,7 +381,8 @@ class ParameterLogTest {
     }
 
     <T> T as(Class<T> iface) {
-      return iface.cast(Proxy.newProxyInstance(ParameterLogTest.class.getClassLoader(), new Class<?>[] {iface}, this));
+      return iface.cast(Proxy.newProxyInstance(ParameterLogTest.class.getClassLoader(),
+          new Class<?>[] {iface}, this));
     }
 
     @Override
@@ -402,12 +411,15 @@ class ParameterLogTest {
       Class<?>[] p = m.getParameterTypes();
       Object[] args = new Object[p.length];
       for (int i = 0; i < p.length; i++) {
-        args[i] = i == 0 && p[0] == int.class ? 7 : i == 0 && p[0] == String.class ? "p_name" : value(p[i], i);
+        args[i] = i == 0 && p[0] == int.class ? 7 : i == 0 && p[0] == String.class ? "p_name"
+            : value(p[i], i);
       }
       return args;
     }
 
-    /** A value of type {@code t}, different for different {@code position}s where the type allows. */
+    /**
+     * A value of type {@code t}, different for different {@code position}s where the type allows.
+     */
     static Object value(Class<?> t, int position) {
       if (t == int.class || t == Integer.class) {
         return 1000 + position;

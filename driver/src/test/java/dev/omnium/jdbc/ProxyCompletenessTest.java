@@ -14,9 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.CallableStatement;
+import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -60,13 +62,14 @@ class ProxyCompletenessTest {
   static final List<Delegate> DELEGATES = List.of(
       new Delegate(ResultSetProxy.class, ResultSet.class),
       new Delegate(MetaDataProxy.class, DatabaseMetaData.class),
-      new Delegate(OmniumConnection.class, java.sql.Connection.class),
-      new Delegate(LogicalStatement.class, java.sql.Statement.class),
+      new Delegate(OmniumConnection.class, Connection.class),
+      new Delegate(LogicalStatement.class, Statement.class),
       new Delegate(LogicalPreparedStatement.class, PreparedStatement.class),
       new Delegate(LogicalCallableStatement.class, CallableStatement.class));
 
   /** The classes the generator writes: final, package-private, regenerated rather than edited. */
-  static final List<Class<?>> GENERATED = List.of(ResultSetProxy.class, MetaDataProxy.class, ParameterLog.class);
+  static final List<Class<?>> GENERATED = List.of(ResultSetProxy.class, MetaDataProxy.class,
+      ParameterLog.class);
 
   /** PreparedStatement setters that change statement settings, not parameters. */
   static final Set<String> STATEMENT_SETTERS = Set.of(
@@ -83,12 +86,14 @@ class ProxyCompletenessTest {
           continue;
         }
         if (implementation(d.type(), m) == null) {
-          missing.add(m.getDeclaringClass().getSimpleName() + "." + signature(m) + (m.isDefault() ? " (default)" : ""));
+          missing.add(m.getDeclaringClass().getSimpleName() + "." + signature(m) + (m.isDefault()
+              ? " (default)" : ""));
         }
       }
       if (!missing.isEmpty()) {
         fail(d + " does not declare " + missing.size() + " method(s); rerun ProxySourceGenerator"
-            + " (or add them to the hand-written class):\n  " + String.join("\n  ", new TreeSet<>(missing)));
+            + " (or add them to the hand-written class):\n  " + String.join("\n  ",
+            new TreeSet<>(missing)));
       }
     }));
   }
@@ -96,7 +101,8 @@ class ProxyCompletenessTest {
   @Test
   void mayInheritListsOnlyRealMethods() {
     for (Delegate d : DELEGATES) {
-      Set<String> signatures = Arrays.stream(d.iface().getMethods()).map(ProxyCompletenessTest::signature)
+      Set<String> signatures =
+          Arrays.stream(d.iface().getMethods()).map(ProxyCompletenessTest::signature)
           .collect(Collectors.toSet());
       for (String s : d.mayInherit()) {
         assertTrue(signatures.contains(s), d + ": mayInherit names an unknown method " + s);
@@ -132,7 +138,8 @@ class ProxyCompletenessTest {
     }
     for (Method m : CallableStatement.class.getMethods()) {
       Class<?>[] p = m.getParameterTypes();
-      if ((isParameterSetter(m) && p[0] == String.class) || m.getName().equals("registerOutParameter")) {
+      if ((isParameterSetter(m) && p[0] == String.class)
+          || m.getName().equals("registerOutParameter")) {
         out.add(m);
       }
     }
@@ -152,31 +159,39 @@ class ProxyCompletenessTest {
       try {
         own = ParameterLog.class.getDeclaredMethod(m.getName(), m.getParameterTypes());
       } catch (NoSuchMethodException e) {
-        throw new AssertionError("ParameterLog has no " + signature(m) + "; rerun ProxySourceGenerator", e);
+        throw new AssertionError("ParameterLog has no " + signature(m)
+            + "; rerun ProxySourceGenerator", e);
       }
       assertEquals(void.class, own.getReturnType(), signature(m));
       assertFalse(Modifier.isStatic(own.getModifiers()), signature(m));
-      assertEquals(0, own.getExceptionTypes().length, signature(m) + " must only record, never throw");
+      assertEquals(0, own.getExceptionTypes().length, signature(m)
+          + " must only record, never throw");
     }));
   }
 
   @Test
   void parameterLogCoversTheKnownShapes() {
     List<Method> calls = recordedCalls();
-    assertEquals(12, calls.stream().filter(m -> m.getName().equals("registerOutParameter")).count());
-    assertTrue(calls.stream().anyMatch(m -> signature(m).equals("setObject(int,java.lang.Object,java.sql.SQLType,int)")));
-    assertTrue(calls.stream().anyMatch(m -> signature(m).equals("setNull(java.lang.String,int,java.lang.String)")));
+    assertEquals(12, calls.stream().filter(m
+        -> m.getName().equals("registerOutParameter")).count());
+    assertTrue(calls.stream().anyMatch(m
+        -> signature(m).equals("setObject(int,java.lang.Object,java.sql.SQLType,int)")));
+    assertTrue(calls.stream().anyMatch(m
+        -> signature(m).equals("setNull(java.lang.String,int,java.lang.String)")));
     assertTrue(calls.stream().noneMatch(m -> STATEMENT_SETTERS.contains(m.getName())));
   }
 
   @Test
   void parameterLogHasNoStaleRecorders() {
-    Set<String> expected = recordedCalls().stream().map(ProxyCompletenessTest::signature).collect(Collectors.toSet());
+    Set<String> expected =
+        recordedCalls().stream().map(ProxyCompletenessTest::signature).collect(Collectors.toSet());
     for (Method own : ParameterLog.class.getDeclaredMethods()) {
-      boolean recorder = (own.getName().startsWith("set") || own.getName().equals("registerOutParameter"))
+      boolean recorder = (own.getName().startsWith("set")
+          || own.getName().equals("registerOutParameter"))
           && !Modifier.isPrivate(own.getModifiers()) && !Modifier.isStatic(own.getModifiers());
       if (recorder) {
-        assertTrue(expected.contains(signature(own)), "ParameterLog." + signature(own) + " records no JDBC call");
+        assertTrue(expected.contains(signature(own)), "ParameterLog." + signature(own)
+            + " records no JDBC call");
       }
     }
   }
@@ -204,8 +219,10 @@ class ProxyCompletenessTest {
         stale.add(e.getKey());
       }
     }
-    assertTrue(stale.isEmpty(), "generated sources differ from ProxySourceGenerator's output: " + stale
-        + "; edit the generator, then run: java src/test/java/dev/omnium/jdbc/gen/ProxySourceGenerator.java"
+    assertTrue(stale.isEmpty(), "generated sources differ from ProxySourceGenerator's output: "
+        + stale
+        + "; edit the generator, then run: java"
+        + " src/test/java/dev/omnium/jdbc/gen/ProxySourceGenerator.java"
         + " src/main/java/dev/omnium/jdbc (from driver/)");
   }
 

@@ -16,6 +16,7 @@ import dev.omnium.jdbc.ParameterLogTest.Samples;
 import dev.omnium.jdbc.gen.ProxySourceGenerator;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
@@ -64,25 +65,28 @@ class ResultSetProxyTest {
     physical.answer = m -> m.getName().equals("unwrap") ? vendor : Boolean.TRUE;
     assertSame(vendor, proxy.unwrap(VendorResultSet.class));
     assertTrue(proxy.isWrapperFor(VendorResultSet.class));
-    assertEquals(List.of("unwrap(" + VendorResultSet.class + ")", "isWrapperFor(" + VendorResultSet.class + ")"),
+    assertEquals(List.of("unwrap(" + VendorResultSet.class + ")",
+        "isWrapperFor(" + VendorResultSet.class + ")"),
         physical.calls.stream().map(Call::toString).toList());
 
     Recorder refusing = new Recorder();
     refusing.answer = m -> Boolean.FALSE;
-    assertFalse(new ResultSetProxy(refusing.as(ResultSet.class), owner).isWrapperFor(VendorResultSet.class));
+    assertFalse(new ResultSetProxy(refusing.as(ResultSet.class),
+        owner).isWrapperFor(VendorResultSet.class));
   }
 
   @Test
   void exceptionsFromThePhysicalResultSetPassThroughUnchanged() throws Exception {
     SQLException failure = new SQLException("boom", "XX000");
-    ResultSet throwing = (ResultSet) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+    ResultSet throwing = (ResultSet) Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {ResultSet.class}, (p, m, args) -> {
           throw failure;
         });
     ResultSetProxy wrapped = new ResultSetProxy(throwing, owner);
     assertSame(failure, assertThrows(SQLException.class, wrapped::next));
     assertSame(failure, assertThrows(SQLException.class, () -> wrapped.getString(1)));
-    assertSame(failure, assertThrows(SQLException.class, () -> wrapped.unwrap(VendorResultSet.class)));
+    assertSame(failure, assertThrows(SQLException.class,
+        () -> wrapped.unwrap(VendorResultSet.class)));
   }
 
   @Test
@@ -99,7 +103,8 @@ class ResultSetProxyTest {
   @TestFactory
   Stream<DynamicTest> everyOtherMethodPassesThrough() {
     return passThrough(ResultSet.class, Set.of("getStatement()", "unwrap(java.lang.Class)",
-        "isWrapperFor(java.lang.Class)"), (rec, ignored) -> new ResultSetProxy(rec.as(ResultSet.class), owner));
+        "isWrapperFor(java.lang.Class)"), (rec, ignored)
+            -> new ResultSetProxy(rec.as(ResultSet.class), owner));
   }
 
   /**
@@ -115,7 +120,8 @@ class ResultSetProxyTest {
           Recorder rec = new Recorder();
           Object wrapper = wrapperFactory.apply(rec, m);
           Object[] args = Samples.arguments(m);
-          Object expected = m.getReturnType() == void.class ? null : Samples.value(m.getReturnType(), 3);
+          Object expected = m.getReturnType() == void.class ? null
+              : Samples.value(m.getReturnType(), 3);
           rec.answer = ignored -> expected;
           Object result;
           try {
@@ -148,7 +154,8 @@ class ResultSetProxyTest {
   class MetaDataProxyTest {
     private final Recorder physicalMetaData = new Recorder();
     private final Connection logical = new Recorder().as(Connection.class);
-    private final MetaDataProxy metaData = new MetaDataProxy(physicalMetaData.as(DatabaseMetaData.class), logical);
+    private final MetaDataProxy metaData =
+        new MetaDataProxy(physicalMetaData.as(DatabaseMetaData.class), logical);
 
     @Test
     void getConnectionAnswersTheLogicalConnection() throws SQLException {

@@ -66,7 +66,8 @@ class SecretsTest {
     String url = "jdbc:omnium:postgresql://h1:5433,[::1]:5434/db?user=app&replica=r1,r2&maxAge=5s";
     assertEquals(url, Secrets.maskUrl(url));
     assertEquals("jdbc:omnium:postgresql:db", Secrets.maskUrl("jdbc:omnium:postgresql:db"));
-    assertEquals("jdbc:omnium:postgresql://h/db?ssl", Secrets.maskUrl("jdbc:omnium:postgresql://h/db?ssl"));
+    assertEquals("jdbc:omnium:postgresql://h/db?ssl",
+        Secrets.maskUrl("jdbc:omnium:postgresql://h/db?ssl"));
     assertNull(Secrets.maskUrl(null));
   }
 

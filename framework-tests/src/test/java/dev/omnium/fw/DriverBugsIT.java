@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -14,27 +16,25 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Regressions for driver bugs found while putting the driver under frameworks. Each test states what
  * plain pgjdbc does; the driver must do the same.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class DriverBugsIT {
-  static Sandbox sandbox;
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
 
   /** An ordinary ERROR with SQLState 0A000 (feature_not_supported) on any server and route. */
   static final String FEATURE_NOT_SUPPORTED = "SELECT count(*) FROM pg_class FOR UPDATE";
 
   @BeforeAll
   static void up() throws Exception {
-    sandbox = Sandbox.start();
   }
 
   @AfterAll
   static void down() throws Exception {
-    if (sandbox != null) sandbox.close();
   }
 
   /**
@@ -47,7 +47,7 @@ class DriverBugsIT {
    */
   @Test
   void rollbackAfterA0A000ErrorOnAPooledRoute() throws Exception {
-    String url = sandbox.omniumUrl("bug0a000", "heartbeatInterval=200ms") + "&user=" + sandbox.cluster.user();
+    String url = SANDBOX.url("bug0a000", "heartbeatInterval=200ms");
     // driver mode, read-only transaction (replica route, or the fallback pool: both are internal HikariCP pools)
     try (Connection c = DriverManager.getConnection(url)) {
       c.setReadOnly(true);
@@ -61,7 +61,7 @@ class DriverBugsIT {
     // DataSource mode, read-write work on the internal primary pool
     try (OmniumDataSource ds = new OmniumDataSource(url + "&primaryPoolSize=1"); Connection c = ds.getConnection()) {
       assertEquals("0A000", failure(c).getSQLState());
-      assertTrue(Where.of(c).port() == sandbox.primary().port(), "autocommit: the next statement just runs");
+      assertTrue(Where.of(c).port() == SANDBOX.primary().port(), "autocommit: the next statement just runs");
     }
   }
 
@@ -75,11 +75,11 @@ class DriverBugsIT {
    */
   @Test
   void searchPathInTheUrlHidesTheHeartbeatTable() throws Exception {
-    sandbox.execOnPrimary("CREATE SCHEMA IF NOT EXISTS app");
-    sandbox.awaitCaughtUp();
+    SANDBOX.execOnPrimary("CREATE SCHEMA IF NOT EXISTS app");
+    SANDBOX.awaitCaughtUp();
     for (String schemaSetting : new String[] {"options=-c%20search_path%3Dapp", "currentSchema=app"}) {
-      String url = sandbox.omniumUrl("bugpath" + schemaSetting.length(), "heartbeatInterval=200ms")
-          + "&user=" + sandbox.cluster.user() + "&" + schemaSetting;
+      String url = SANDBOX.url("bugpath" + schemaSetting.length(),
+          "heartbeatInterval=200ms&" + schemaSetting);
       try (Connection c = DriverManager.getConnection(url)) {
         c.setReadOnly(true);
         Poll.until(Duration.ofSeconds(10), "a read on the replica with " + schemaSetting,
@@ -91,7 +91,7 @@ class DriverBugsIT {
   /** PostgreSQL refuses serializable transactions on a standby (0A000): those reads take the fallback route. */
   @Test
   void serializableReadOnlyTransactionsRunOnTheFallbackRoute() throws Exception {
-    String url = sandbox.omniumUrl("serializable", "heartbeatInterval=200ms") + "&user=" + sandbox.cluster.user();
+    String url = SANDBOX.url("serializable", "heartbeatInterval=200ms");
     try (Connection c = DriverManager.getConnection(url)) {
       c.setReadOnly(true);
       Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> Where.of(c).inRecovery());
@@ -110,7 +110,7 @@ class DriverBugsIT {
   /** The same with plain pgjdbc, for reference: passes. */
   @Test
   void plainPgjdbcKeepsTheSessionAfterA0A000Error() throws Exception {
-    try (Connection c = sandbox.cluster.connect(sandbox.replica())) {
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.replica())) {
       c.setAutoCommit(false);
       assertEquals("0A000", failure(c).getSQLState());
       c.rollback();

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -20,13 +22,13 @@ import org.jooq.impl.DataSourceConnectionProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** jOOQ over {@link OmniumDataSource} (DataSource mode: the driver's own pools) with a DataSourceConnectionProvider. */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class JooqIT {
   static final String APP = "jooq";
-  static Sandbox sandbox;
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
   static OmniumDataSource ds;
   static DSLContext dsl;
   static DSLContext readOnlyDsl;
@@ -55,12 +57,10 @@ class JooqIT {
 
   @BeforeAll
   static void up() throws Exception {
-    sandbox = Sandbox.start();
-    sandbox.execOnPrimary("CREATE TABLE book (id int PRIMARY KEY, title text NOT NULL)",
+    SANDBOX.execOnPrimary("CREATE TABLE book (id int PRIMARY KEY, title text NOT NULL)",
         "INSERT INTO book SELECT g, 'title ' || g FROM generate_series(1, 5) g");
-    sandbox.awaitCaughtUp();
-    ds = new OmniumDataSource(sandbox.omniumUrl(APP, "heartbeatInterval=200ms&primaryPoolSize=3")
-        + "&user=" + sandbox.cluster.user());
+    SANDBOX.awaitCaughtUp();
+    ds = new OmniumDataSource(SANDBOX.url(APP, "heartbeatInterval=200ms&primaryPoolSize=3"));
     dsl = DSL.using(new DataSourceConnectionProvider(ds), SQLDialect.POSTGRES);
     readOnlyDsl = DSL.using(new ReadOnlyConnectionProvider(ds), SQLDialect.POSTGRES);
     Poll.until(Duration.ofSeconds(15), "read-only transactions to reach the replica",
@@ -70,18 +70,17 @@ class JooqIT {
   @AfterAll
   static void down() throws Exception {
     if (ds != null) ds.close();
-    if (sandbox != null) sandbox.close();
   }
 
   static Where where(DSLContext ctx) {
     Record r = ctx.resultQuery(Where.SQL).fetchOne();
     return new Where(r.get("in_recovery", Boolean.class), r.get("port", Integer.class), r.get("app", String.class),
-        r.get("pid", Integer.class));
+        r.get("pid", Integer.class), r.get("read_only_default", Boolean.class));
   }
 
   void assertOnReplica(Where w) {
     assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(sandbox.replica().port(), w.port());
+    assertEquals(SANDBOX.replica().port(), w.port());
     assertEquals(APP + ":replica", w.applicationName());
   }
 
@@ -125,8 +124,8 @@ class JooqIT {
       cfg.dsl().insertInto(DSL.table("book"), DSL.field("id"), DSL.field("title")).values(100, "written").execute();
       return where(cfg.dsl());
     });
-    assertTrue(w.onPrimaryAs(APP, sandbox.primary().port()), "the primary's read-write route: " + w);
-    assertEquals("written", sandbox.queryOne(sandbox.primary(), "SELECT title FROM book WHERE id = 100"));
+    assertTrue(w.onPrimaryAs(APP, SANDBOX.primary().port()), "the primary's read-write route: " + w);
+    assertEquals("written", SANDBOX.queryOne(SANDBOX.primary(), "SELECT title FROM book WHERE id = 100"));
   }
 
   @Test
@@ -134,7 +133,7 @@ class JooqIT {
     DataAccessException e = assertThrows(DataAccessException.class, () -> readOnlyDsl.transaction(cfg ->
         cfg.dsl().insertInto(DSL.table("book"), DSL.field("id"), DSL.field("title")).values(200, "nope").execute()));
     assertEquals("25006", e.sqlState(), e.toString());
-    assertFalse("1".equals(sandbox.queryOne(sandbox.primary(), "SELECT count(*) FROM book WHERE id = 200")));
+    assertFalse("1".equals(SANDBOX.queryOne(SANDBOX.primary(), "SELECT count(*) FROM book WHERE id = 200")));
     // the pool is healthy afterwards: the next read-only transaction still runs on the replica
     assertOnReplica(readOnlyDsl.transactionResult(cfg -> where(cfg.dsl())));
   }

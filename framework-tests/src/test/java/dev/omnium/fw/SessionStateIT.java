@@ -1,13 +1,14 @@
 package dev.omnium.fw;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -16,12 +17,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -32,9 +33,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * timeouts) follows every routing change; state set with SQL ({@code SET search_path}) stays on the
  * physical session it ran on, as documented.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class SessionStateIT {
-  static Sandbox sandbox;
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
   static HikariDataSource pool;
   static JdbcTemplate jdbc;
   static TransactionTemplate readOnly;
@@ -63,14 +64,13 @@ class SessionStateIT {
 
   @BeforeAll
   static void up() throws Exception {
-    sandbox = Sandbox.start();
-    sandbox.execOnPrimary("CREATE TABLE public.marker (v text)", "INSERT INTO public.marker VALUES ('public')",
+    SANDBOX.execOnPrimary("CREATE TABLE public.marker (v text)", "INSERT INTO public.marker VALUES ('public')",
         "CREATE SCHEMA other", "CREATE TABLE other.marker (v text)", "INSERT INTO other.marker VALUES ('other')");
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     // HikariCP as Spring Boot configures it, with spring.datasource.hikari.schema=other
     HikariConfig hc = new HikariConfig();
-    hc.setJdbcUrl(sandbox.omniumUrl("state", "heartbeatInterval=200ms"));
-    hc.setUsername(sandbox.cluster.user());
+    hc.setJdbcUrl(SANDBOX.bareUrl("state", "heartbeatInterval=200ms"));
+    hc.setUsername(SANDBOX.cluster().user());
     hc.setSchema("other");
     hc.setMaximumPoolSize(2);
     pool = new HikariDataSource(hc);
@@ -86,17 +86,16 @@ class SessionStateIT {
   @AfterAll
   static void down() throws Exception {
     if (pool != null) pool.close();
-    if (sandbox != null) sandbox.close();
   }
 
   void assertOnReplica(Where w, String app) {
     assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(sandbox.replica().port(), w.port());
+    assertEquals(SANDBOX.replica().port(), w.port());
     assertEquals(app + ":replica", w.applicationName());
   }
 
   void assertOnPrimary(Where w, String app) {
-    assertTrue(w.onPrimaryAs(app, sandbox.primary().port()), "ran on the primary's read-write route: " + w);
+    assertTrue(w.onPrimaryAs(app, SANDBOX.primary().port()), "ran on the primary's read-write route: " + w);
   }
 
   /** HikariCP calls setSchema("other") once per pooled connection; every route then resolves names in it. */
@@ -135,8 +134,7 @@ class SessionStateIT {
   @Test
   void serializableReadOnlyTransactionsTakeTheFallbackRoute() throws Exception {
     String app = "serializable";
-    try (Connection c = DriverManager.getConnection(sandbox.omniumUrl(app, "heartbeatInterval=200ms")
-        + "&user=" + sandbox.cluster.user())) {
+    try (Connection c = DriverManager.getConnection(SANDBOX.url(app, "heartbeatInterval=200ms"))) {
       c.setReadOnly(true);
       Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> Where.of(c).inRecovery());
       c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
@@ -147,8 +145,7 @@ class SessionStateIT {
       assertEquals("serializable", s.isolation());
       c.commit();
     }
-    try (Connection c = DriverManager.getConnection(sandbox.omniumUrl(app, "heartbeatInterval=200ms")
-        + "&user=" + sandbox.cluster.user())) {
+    try (Connection c = DriverManager.getConnection(SANDBOX.url(app, "heartbeatInterval=200ms"))) {
       // REPEATABLE READ is what a read-only transaction can use on a replica
       c.setReadOnly(true);
       c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -200,8 +197,7 @@ class SessionStateIT {
   @Test
   void sqlSetOnThePrimaryStaysOnThePrimarySession() throws Exception {
     String app = "rawset-primary";
-    try (Connection c = DriverManager.getConnection(sandbox.omniumUrl(app, "heartbeatInterval=200ms")
-        + "&user=" + sandbox.cluster.user())) {
+    try (Connection c = DriverManager.getConnection(SANDBOX.url(app, "heartbeatInterval=200ms"))) {
       try (Statement st = c.createStatement()) {
         st.execute("SET search_path TO other");
       }
@@ -234,8 +230,8 @@ class SessionStateIT {
   @Test
   void pgjdbcOptionsInTheUrlReachEveryRoute() throws Exception {
     String app = "options";
-    String url = sandbox.omniumUrl(app, "heartbeatInterval=200ms&heartbeatTable=public.replica_heartbeat")
-        + "&user=" + sandbox.cluster.user() + "&options=-c%20search_path%3Dother";
+    String url = SANDBOX.url(app, "heartbeatInterval=200ms&heartbeatTable=public.replica_heartbeat"
+        + "&options=-c%20search_path%3Dother");
     try (Connection c = DriverManager.getConnection(url)) {
       State primary = state(c);
       assertOnPrimary(primary.where(), app);
@@ -256,7 +252,7 @@ class SessionStateIT {
   @Test
   void sqlSetInReadOnlyWorkStaysOnThatPooledReplicaSession() throws Exception {
     String app = "rawset-replica";
-    String url = sandbox.omniumUrl(app, "heartbeatInterval=200ms") + "&user=" + sandbox.cluster.user();
+    String url = SANDBOX.url(app, "heartbeatInterval=200ms");
     int polluted;
     try (Connection c = DriverManager.getConnection(url)) {
       c.setReadOnly(true);

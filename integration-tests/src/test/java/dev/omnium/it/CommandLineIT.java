@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,31 +16,24 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code java -jar driver/target/omnium-jdbc.jar heartbeat|check URL}, as a user runs them. */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class CommandLineIT {
   static final Path JAR = Path.of("..", "driver", "target", "omnium-jdbc.jar");
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).withoutHeartbeat().build();
   static PgCluster cluster;
 
   @BeforeAll
   static void up() {
-    cluster = PgCluster.builder().replicas(1).start();
-  }
-
-  @AfterAll
-  static void down() {
-    if (cluster != null) cluster.close();
+    cluster = SANDBOX.cluster();
   }
 
   static String url() {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + cluster.replica(0).hostPort() + "&user=" + cluster.user()
-        + "&applicationName=cli&heartbeatInterval=200ms&maxAge=2s";
+    return SANDBOX.url("cli", "heartbeatInterval=200ms&maxAge=2s");
   }
 
   static Process java(Path output, String... args) throws Exception {

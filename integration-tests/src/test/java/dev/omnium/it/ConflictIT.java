@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.jdbc.RouterMXBean;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -26,41 +26,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.JMX;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Real recovery conflicts: a short max_standby_streaming_delay on the replica plus TRUNCATE on the
  * primary while a replica transaction holds the table.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class ConflictIT {
   private static final AtomicInteger APPS = new AtomicInteger();
   /** Holds t's lock on the replica long enough for the conflict to cancel it. */
   private static final String SLOW_READ = "SELECT pg_is_in_recovery(), inet_server_port(), "
       + "(SELECT count(*) FROM t), pg_sleep(3)";
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1)
+      .sql("CREATE TABLE t (v int)", "INSERT INTO t SELECT generate_series(1, 100)").build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
+  static void up() {
+    cluster = SANDBOX.cluster();
     cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE t (v int)");
-      st.execute("INSERT INTO t SELECT generate_series(1, 100)");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
   }
 
   static String app() {
@@ -68,9 +55,7 @@ class ConflictIT {
   }
 
   static String url(String app) {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
-        + "&maxAge=5s&heartbeatInterval=200ms&user=" + cluster.user();
+    return SANDBOX.url(app, "maxAge=5s&heartbeatInterval=200ms");
   }
 
   static RouterMXBean bean(String app) throws Exception {

@@ -7,7 +7,9 @@ import dev.omnium.jdbc.LagAlertListener;
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,31 +19,24 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The driver's own heartbeat writer (one elected holder, takeover) and the lag alert. */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class HeartbeatIT {
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).withoutHeartbeat().build();
   static PgCluster cluster;
 
   @BeforeAll
   static void up() {
-    cluster = PgCluster.builder().replicas(1).start();
-  }
-
-  @AfterAll
-  static void down() {
-    if (cluster != null) cluster.close();
+    cluster = SANDBOX.cluster();
   }
 
   static String url(String app, String extra) {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
-        + "&heartbeatWriter=true&heartbeatInterval=200ms&maxAge=1s&user=" + cluster.user()
-        + (extra == null ? "" : "&" + extra);
+    return SANDBOX.url(app, "heartbeatWriter=true&heartbeatInterval=200ms&maxAge=1s"
+        + (extra == null ? "" : "&" + extra));
   }
 
   static double heartbeatAgeOnPrimary() throws SQLException {

@@ -4,10 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Sessions;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -22,49 +23,28 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Real replica lag (replay paused): reads move to the capped fallback pool and come back. */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class LagRoutingIT {
   private static final AtomicInteger APPS = new AtomicInteger();
   private static final Duration MAX_AGE = Duration.ofSeconds(1);
   private static final Duration INTERVAL = Duration.ofMillis(200);
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).healAfterEach()
+      .sql("CREATE TABLE items (id int PRIMARY KEY, name text)").build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE items (id int PRIMARY KEY, name text)");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterEach
-  void resume() throws Exception {
-    cluster.resumeReplay(cluster.replica(0));
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   static String url(String app, String extra) {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
-        + "&maxAge=" + MAX_AGE.toMillis() + "ms&heartbeatInterval=" + INTERVAL.toMillis() + "ms&user="
-        + cluster.user() + (extra == null ? "" : "&" + extra);
+    return SANDBOX.url(app, "maxAge=" + MAX_AGE.toMillis() + "ms&heartbeatInterval="
+        + INTERVAL.toMillis() + "ms" + (extra == null ? "" : "&" + extra));
   }
 
   static Where read(Connection c) throws SQLException {

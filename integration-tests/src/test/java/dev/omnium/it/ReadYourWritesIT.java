@@ -7,16 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,49 +23,28 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Read-your-writes on a replica whose replay is paused: by time the replica is fresh enough
  * (maxAge is large), but it lacks the write a thread just made.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class ReadYourWritesIT {
   private static final AtomicLong IDS = new AtomicLong();
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).healAfterEach()
+      .sql("CREATE TABLE rw (id bigint PRIMARY KEY)").build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE rw (id bigint PRIMARY KEY)");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterEach
-  void resume() throws Exception {
-    cluster.resumeReplay(cluster.replica(0));
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   static String url(String app, String mode) {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
-        + "&maxAge=120s&heartbeatInterval=100ms&readYourWrites=" + mode + "&user=" + cluster.user();
+    return SANDBOX.url(app, "maxAge=120s&heartbeatInterval=100ms&readYourWrites=" + mode);
   }
 
   /** Waits until reads of this configuration are served by the replica, then pauses its replay. */

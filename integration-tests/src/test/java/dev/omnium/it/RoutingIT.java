@@ -9,10 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Sessions;
+import dev.omnium.sandbox.testkit.Where;
 import java.io.StringReader;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
@@ -26,39 +27,27 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyManager;
 
 /** The routing rules on a healthy primary + replica, asserted from what each server saw. */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class RoutingIT {
   private static final AtomicInteger APPS = new AtomicInteger();
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).sql(
+      "CREATE TABLE items (id int PRIMARY KEY, name text)",
+      "INSERT INTO items SELECT g, 'item' || g FROM generate_series(1, 10) g",
+      "CREATE SCHEMA other",
+      "CREATE TABLE other.marker (v text)",
+      "INSERT INTO other.marker VALUES ('other schema')").build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE items (id int PRIMARY KEY, name text)");
-      st.execute("INSERT INTO items SELECT g, 'item' || g FROM generate_series(1, 10) g");
-      st.execute("CREATE SCHEMA other");
-      st.execute("CREATE TABLE other.marker (v text)");
-      st.execute("INSERT INTO other.marker VALUES ('other schema')");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   /** A distinct applicationName per test: its own router, and its own sessions in pg_stat_activity. */
@@ -67,9 +56,7 @@ class RoutingIT {
   }
 
   static String url(String app, String extra) {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
-        + "&heartbeatInterval=200ms&user=" + cluster.user() + (extra == null ? "" : "&" + extra);
+    return SANDBOX.url(app, "heartbeatInterval=200ms" + (extra == null ? "" : "&" + extra));
   }
 
   static Connection open(String app) throws SQLException {
@@ -178,8 +165,7 @@ class RoutingIT {
       assertEquals("on", replica[4]);
     }
     // no replica configured: the fallback route carries the primary's timeouts, read-only
-    String fallbackUrl = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?applicationName=" + app + "fb&statementTimeout=7s&user=" + cluster.user();
+    String fallbackUrl = SANDBOX.primaryUrl(app + "fb", "statementTimeout=7s");
     try (Connection c = DriverManager.getConnection(fallbackUrl)) {
       c.setReadOnly(true);
       String[] fallback = settings(c);
@@ -365,8 +351,7 @@ class RoutingIT {
   @Test
   void withoutAReplicaReadsRunOnTheFallbackPool() throws Exception {
     String app = app();
-    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?applicationName=" + app + "&user=" + cluster.user();
+    String url = SANDBOX.primaryUrl(app, null);
     try (Connection c = DriverManager.getConnection(url)) {
       c.setReadOnly(true);
       Where w = Where.of(c);
@@ -390,9 +375,8 @@ class RoutingIT {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
       deadPort = s.getLocalPort();
     }
-    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=127.0.0.1:" + deadPort + "&applicationName=" + app + "&replicaAcquireTimeout=500ms&user="
-        + cluster.user();
+    String url = SANDBOX.primaryUrl(app, "replica=127.0.0.1:" + deadPort
+        + "&replicaAcquireTimeout=500ms");
     try (Connection c = DriverManager.getConnection(url)) {
       c.setReadOnly(true);
       for (int i = 0; i < 5; i++) {

@@ -3,44 +3,33 @@ package dev.omnium.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Several replicas: each watched, reads spread over the fresh ones, a stale one skipped. */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class TwoReplicasIT {
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(2).build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(2).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   @Test
   void readsUseBothFreshReplicasAndSkipAStaleOne() throws Exception {
-    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + cluster.replica(0).hostPort() + "," + cluster.replica(1).hostPort()
-        + "&applicationName=two&maxAge=1s&heartbeatInterval=200ms&user=" + cluster.user();
+    String url = SANDBOX.url("two", "maxAge=1s&heartbeatInterval=200ms");
     Set<Integer> replicaPorts = Set.of(cluster.replica(0).port(), cluster.replica(1).port());
     Poll.until(Duration.ofSeconds(10), "both replicas to be used", () -> {
       Set<Integer> seen = new TreeSet<>();

@@ -6,16 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,51 +22,38 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code check}: exit status and report against a real primary + replica, with passwords required
  * (so every output is also checked for the password). In package {@code dev.omnium.jdbc} because
  * {@link HealthCheck} is package-private. The primary is stopped by the last test.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CheckIT {
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).requirePasswords()
+      .sql("CREATE TABLE check_items (id int PRIMARY KEY, name text)",
+          "INSERT INTO check_items SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g")
+      .build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).requirePasswords(true).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE check_items (id int PRIMARY KEY, name text)");
-      st.execute("INSERT INTO check_items SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   static String url(String replicas, String extra) {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + replicas + "&maxAge=1s&applicationName=checkit"
-        + "&user=" + cluster.user() + "&password=" + cluster.password()
-        + (extra == null ? "" : "&" + extra);
+    return SANDBOX.primaryUrl("checkit", "replica=" + replicas + "&maxAge=1s"
+        + (extra == null ? "" : "&" + extra));
   }
 
   static String url() {
@@ -448,28 +434,6 @@ class CheckIT {
 
     private IllegalArgumentException error(String what) {
       return new IllegalArgumentException("invalid JSON at " + i + ": " + what + "\n" + s);
-    }
-  }
-
-  /** Waits for a condition with a deadline (copied from the it fixtures). */
-  static final class Poll {
-    private Poll() { }
-
-    static void until(Duration deadline, String what, Callable<Boolean> condition) throws Exception {
-      long end = System.nanoTime() + deadline.toNanos();
-      Exception last = null;
-      while (System.nanoTime() < end) {
-        try {
-          if (Boolean.TRUE.equals(condition.call())) return;
-          last = null;
-        } catch (Exception e) {
-          last = e;
-        }
-        Thread.sleep(50);
-      }
-      AssertionError failure = new AssertionError("timed out after " + deadline + " waiting for " + what);
-      if (last != null) failure.initCause(last);
-      throw failure;
     }
   }
 }

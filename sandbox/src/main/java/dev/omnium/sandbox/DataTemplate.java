@@ -1,12 +1,15 @@
 package dev.omnium.sandbox;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -102,8 +105,8 @@ final class DataTemplate {
     if (control.length < 40) {
       return;
     }
-    long checkpoint = java.nio.ByteBuffer.wrap(control, 32, 8)
-        .order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+    long checkpoint = ByteBuffer.wrap(control, 32, 8)
+        .order(ByteOrder.LITTLE_ENDIAN).getLong();
     long segment = checkpoint / WAL_SEGMENT;
     String keep = segmentName(segment);
     String keepNext = segmentName(segment + 1); // in case the checkpoint record crosses over
@@ -132,7 +135,7 @@ final class DataTemplate {
         String name = d.getFileName().toString();
         if (name.startsWith("template-") && !name.startsWith("template-" + FORMAT + "-")
             && Files.getLastModifiedTime(d).toInstant()
-                .isBefore(java.time.Instant.now().minus(Duration.ofHours(1)))) {
+                .isBefore(Instant.now().minus(Duration.ofHours(1)))) {
           FileTrees.deleteQuietly(d);
         }
       }

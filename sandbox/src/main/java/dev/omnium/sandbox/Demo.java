@@ -20,13 +20,16 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The live demo: a sandbox primary + replica and a mixed workload through {@code jdbc:omnium:},
  * walked through scripted phases (healthy, replay paused, resumed, a recovery conflict, the
- * replica killed and restarted), printing lag, read-only units of work per second per route, fallback connections
+ * replica killed and restarted), printing lag, read-only units of work per second per route,
+ * fallback connections
  * in use and retries every second, then a summary table.
  */
 public final class Demo {
   /** What the demo counted; the summary the tests check. */
-  public record Summary(long replicaReads, long fallbackReads, long primaryReads, long primaryStatements, long retries,
-                        int maxFallbackInUse, int fallbackPoolSize, long readErrors, long writeErrors) {
+  public record Summary(long replicaReads, long fallbackReads, long primaryReads,
+      long primaryStatements, long retries,
+                        int maxFallbackInUse, int fallbackPoolSize, long readErrors,
+                            long writeErrors) {
   }
 
   private static final int READERS = 4;
@@ -61,15 +64,18 @@ public final class Demo {
     try (PgCluster cluster = PgCluster.builder().replicas(1).start()) {
       PgNode replica = cluster.replica(0);
       try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-        st.execute("CREATE TABLE events (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), payload text)");
+        st.execute("CREATE TABLE events (id bigserial PRIMARY KEY, at timestamptz NOT NULL"
+            + " DEFAULT now(), payload text)");
         st.execute("CREATE TABLE hot (v int)");
         st.execute("INSERT INTO hot SELECT generate_series(1, 1000)");
       }
-      String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+      String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/"
+          + cluster.database()
           + "?replica=" + replica.hostPort() + "&user=" + cluster.user()
           + (cluster.password() == null ? "" : "&password=" + cluster.password())
           + "&applicationName=demo&heartbeatWriter=true&heartbeatInterval=200ms&maxAge=1s"
-          + "&fallbackPoolSize=2&replicaPoolSize=4&primaryPoolSize=4&poolTimeout=5s&replicaAcquireTimeout=500ms";
+          + "&fallbackPoolSize=2&replicaPoolSize=4&primaryPoolSize=4&poolTimeout=5s"
+          + "&replicaAcquireTimeout=500ms";
       out.println("URL: " + url.replaceAll("password=[^&]*", "password=***"));
       try (OmniumDataSource db = new OmniumDataSource(url)) {
         RouterMXBean m = db.metrics();
@@ -77,12 +83,14 @@ public final class Demo {
         try {
           awaitReplicaReads(db);
           phase("1/5 healthy: read-only transactions run on the replica", m, () -> { });
-          phase("2/5 replay paused on the replica: lag climbs past maxAge=1s, reads move to the capped fallback pool",
+          phase("2/5 replay paused on the replica: lag climbs past maxAge=1s, reads move to the"
+              + " capped fallback pool",
               m, () -> cluster.pauseReplay(replica));
           phase("3/5 replay resumed: the replica catches up, reads return to it", m, () -> {
             cluster.resumeReplay(replica);
           });
-          phase("4/5 recovery conflict: TRUNCATE on the primary cancels replica reads (40001), retried on the primary",
+          phase("4/5 recovery conflict: TRUNCATE on the primary cancels replica reads (40001),"
+              + " retried on the primary",
               m, () -> {
                 cluster.setConflictDelay(replica, Duration.ofMillis(100));
                 conflictPhase = true;
@@ -102,8 +110,10 @@ public final class Demo {
           running.set(false);
           for (Thread t : threads) t.join(10_000);
         }
-        Summary s = new Summary(m.getReplicaRoutes(), m.getFallbackRoutes(), primaryReads.get(), m.getPrimaryStatements(),
-            m.getRetries(), maxFallbackInUse, m.getFallbackPoolSize(), readErrors.get(), writeErrors.get());
+        Summary s = new Summary(m.getReplicaRoutes(), m.getFallbackRoutes(), primaryReads.get(),
+            m.getPrimaryStatements(),
+            m.getRetries(), maxFallbackInUse, m.getFallbackPoolSize(), readErrors.get(),
+                writeErrors.get());
         printSummary(s);
         return s;
       }
@@ -129,9 +139,13 @@ public final class Demo {
       long p = primaryReads.get();
       int inUse = m.getFallbackActive();
       maxFallbackInUse = Math.max(maxFallbackInUse, inUse);
-      String line = String.format("lag %-9s reads/s: replica %5d  fallback %5d  primary %4d   fallback in use %d/%d   retries %d%s",
-          lag(m), r - replica, f - fallback, p - primary, inUse, m.getFallbackPoolSize(), m.getRetries(),
-          readErrors.get() + writeErrors.get() == 0 ? "" : "   errors " + (readErrors.get() + writeErrors.get()));
+      String line =
+          String.format("lag %-9s reads/s: replica %5d  fallback %5d  primary %4d   fallback in"
+          + " use %d/%d   retries %d%s",
+          lag(m), r - replica, f - fallback, p - primary, inUse, m.getFallbackPoolSize(),
+              m.getRetries(),
+          readErrors.get() + writeErrors.get() == 0 ? "" : "   errors " + (readErrors.get()
+              + writeErrors.get()));
       if (terminal) {
         out.print("\r\033[2K" + line);
         out.flush();
@@ -156,7 +170,8 @@ public final class Demo {
     for (int w = 0; w < WRITERS; w++) {
       threads.add(daemon("demo-writer-" + w, () -> {
         while (running.get()) {
-          try (Connection c = db.write(); PreparedStatement ps = c.prepareStatement("INSERT INTO events (payload) VALUES (?)")) {
+          try (Connection c = db.write(); PreparedStatement ps =
+              c.prepareStatement("INSERT INTO events (payload) VALUES (?)")) {
             ps.setString(1, "event");
             ps.executeUpdate();
           } catch (SQLException e) {
@@ -207,7 +222,8 @@ public final class Demo {
     daemon("demo-truncate", () -> {
       long end = System.nanoTime() + phase.toNanos();
       while (running.get() && conflictPhase && System.nanoTime() < end) {
-        try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+        try (Connection c = cluster.connect(cluster.primary()); Statement st =
+            c.createStatement()) {
           st.execute("TRUNCATE hot");
           st.execute("INSERT INTO hot SELECT generate_series(1, 1000)");
         } catch (SQLException e) {
@@ -227,20 +243,27 @@ public final class Demo {
       }
       sleep(100);
     }
-    throw new IllegalStateException("the replica never became fresh: is the heartbeat writer running?");
+    throw new IllegalStateException("the replica never became fresh: is the heartbeat writer"
+        + " running?");
   }
 
   private void printSummary(Summary s) {
     out.println();
     out.println("== summary");
-    out.println(String.format("  %-36s %10d", "read transactions on the replica", s.replicaReads()));
-    out.println(String.format("  %-36s %10d", "read transactions on the fallback", s.fallbackReads()));
+    out.println(String.format("  %-36s %10d", "read transactions on the replica",
+        s.replicaReads()));
+    out.println(String.format("  %-36s %10d", "read transactions on the fallback",
+        s.fallbackReads()));
     out.println(String.format("  %-36s %10d", "exact reads on the primary", s.primaryReads()));
-    out.println(String.format("  %-36s %10d", "statements on the primary (all)", s.primaryStatements()));
+    out.println(String.format("  %-36s %10d", "statements on the primary (all)",
+        s.primaryStatements()));
     out.println(String.format("  %-36s %10d", "reads retried after 40001 / loss", s.retries()));
-    out.println(String.format("  %-36s %7d/%d", "most fallback connections in use", s.maxFallbackInUse(), s.fallbackPoolSize()));
-    out.println(String.format("  %-36s %10d", "read errors seen by the application", s.readErrors()));
-    out.println(String.format("  %-36s %10d", "write errors seen by the application", s.writeErrors()));
+    out.println(String.format("  %-36s %7d/%d", "most fallback connections in use",
+        s.maxFallbackInUse(), s.fallbackPoolSize()));
+    out.println(String.format("  %-36s %10d", "read errors seen by the application",
+        s.readErrors()));
+    out.println(String.format("  %-36s %10d", "write errors seen by the application",
+        s.writeErrors()));
     if (lastError.get() != null && s.readErrors() + s.writeErrors() > 0) {
       out.println("  last error: " + lastError.get());
     }

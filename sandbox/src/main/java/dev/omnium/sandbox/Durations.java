@@ -4,7 +4,10 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parses durations written like {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or plain milliseconds. */
+/**
+ * Parses durations written like {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or plain
+ * milliseconds.
+ */
 final class Durations {
 
   private static final Pattern FORM = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");

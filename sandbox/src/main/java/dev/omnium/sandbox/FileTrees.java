@@ -1,13 +1,16 @@
 package dev.omnium.sandbox;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 
 /** Small file-system helpers the JDK lacks. */
 final class FileTrees {
@@ -16,7 +19,7 @@ final class FileTrees {
 
   /** Deletes a tree, tolerating files that vanish meanwhile (a server may still be exiting). */
   static void delete(Path root) throws IOException {
-    if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     Files.walkFileTree(root, new SimpleFileVisitor<>() {
@@ -65,7 +68,7 @@ final class FileTrees {
   /** Reads a file, or returns a placeholder when it cannot be read. */
   static String readOrNote(Path file) {
     try {
-      return Files.readString(file, java.nio.charset.StandardCharsets.ISO_8859_1);
+      return Files.readString(file, StandardCharsets.ISO_8859_1);
     } catch (IOException e) {
       return "(cannot read " + file + ": " + e + ")\n";
     }
@@ -76,6 +79,6 @@ final class FileTrees {
     String s = readOrNote(file);
     String[] all = s.split("\n", -1);
     int from = Math.max(0, all.length - lines - 1);
-    return String.join("\n", java.util.Arrays.copyOfRange(all, from, all.length)).strip();
+    return String.join("\n", Arrays.copyOfRange(all, from, all.length)).strip();
   }
 }

@@ -7,9 +7,9 @@ import java.time.Duration;
 
 /**
  * A test-side heartbeat writer for a sandbox cluster: creates the heartbeat table
- * {@code replica_heartbeat (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)} on the
- * primary and updates its row every {@code period}, the way a production writer does, so lag read
- * on a replica is real replay lag. It reconnects by itself across a primary restart.
+ * {@code replica_heartbeat (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)} on
+ * the primary and updates its row every {@code period}, the way a production writer does, so lag
+ * read on a replica is real replay lag. It reconnects by itself across a primary restart.
  */
 public final class Heartbeat implements AutoCloseable {
   private final Thread thread;
@@ -30,12 +30,15 @@ public final class Heartbeat implements AutoCloseable {
     return new Heartbeat(cluster, period);
   }
 
-  /** Creates the heartbeat table and its row on the primary and waits until every replica has them. */
+  /**
+   * Creates the heartbeat table and its row on the primary and waits until every replica has them.
+   */
   public static void createTable(PgCluster cluster) throws SQLException {
     try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
       st.execute("CREATE TABLE IF NOT EXISTS replica_heartbeat "
           + "(id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)");
-      st.execute("INSERT INTO replica_heartbeat VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET beat_at = now()");
+      st.execute("INSERT INTO replica_heartbeat VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET"
+          + " beat_at = now()");
     }
     for (PgNode r : cluster.replicas()) cluster.awaitCaughtUp(r);
   }

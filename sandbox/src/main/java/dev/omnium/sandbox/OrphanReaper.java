@@ -86,7 +86,10 @@ final class OrphanReaper {
     reap(claimed);
   }
 
-  /** Immediate shutdown (SIGQUIT, what pg_ctl -m immediate sends) of every server in the directory, then delete it. */
+  /**
+   * Immediate shutdown (SIGQUIT, what pg_ctl -m immediate sends) of every server in the directory,
+   * then delete it.
+   */
   private static void reap(Path clusterDir) throws IOException {
     String name = clusterDir.getFileName().toString();
     // The servers were started on the directory's original name, before it was claimed.

@@ -3,12 +3,13 @@ package dev.omnium.sandbox;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -80,7 +81,9 @@ final class PgBinaries {
     return RESOLVED.computeIfAbsent("bundled:" + full, k -> bundled(full));
   }
 
-  /** The version asked for when the builder did not say: -Domnium.pg.version, OMNIUM_PG_VERSION, 18. */
+  /**
+   * The version asked for when the builder did not say: -Domnium.pg.version, OMNIUM_PG_VERSION, 18.
+   */
   static String defaultVersion() {
     String v = System.getProperty("omnium.pg.version");
     if (v == null || v.isBlank()) {
@@ -171,7 +174,9 @@ final class PgBinaries {
 
   private static final Pattern VERSION = Pattern.compile("\\(PostgreSQL\\)\\s+(\\d+(?:\\.\\d+)*)");
 
-  /** Runs {@code postgres --version} as the server user: proves it can reach and run the binaries. */
+  /**
+   * Runs {@code postgres --version} as the server user: proves it can reach and run the binaries.
+   */
   private static String probeVersion(Path bin) {
     ServerUser user = ServerUser.current();
     ProcessRunner.Result r = user.run(List.of(bin.resolve("postgres").toString(), "--version"),
@@ -191,7 +196,7 @@ final class PgBinaries {
     try (var dirs = Files.list(cache)) {
       for (Path d : (Iterable<Path>) dirs::iterator) {
         if (d.getFileName().toString().startsWith(".tmp-") && Files.getLastModifiedTime(d)
-            .toInstant().isBefore(java.time.Instant.now().minus(Duration.ofMinutes(30)))) {
+            .toInstant().isBefore(Instant.now().minus(Duration.ofMinutes(30)))) {
           FileTrees.deleteQuietly(d);
         }
       }

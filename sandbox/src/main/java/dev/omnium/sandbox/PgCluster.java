@@ -13,13 +13,16 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.postgresql.Driver;
 
 /**
  * A disposable, real PostgreSQL primary with N streaming replicas on 127.0.0.1, for tests, demos
@@ -47,7 +50,7 @@ public final class PgCluster implements AutoCloseable {
   private static final Duration DEFAULT_AWAIT = Duration.ofSeconds(30);
   private static final Duration CMD_TIMEOUT = Duration.ofMinutes(2);
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
-  private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
+  private static final Driver DRIVER = new Driver();
 
   private final PgBinaries bin;
   private final ServerUser user;
@@ -92,7 +95,10 @@ public final class PgCluster implements AutoCloseable {
     return new PgServer(node, dir.resolve(name), bin, user);
   }
 
-  /** @return a builder with defaults: 1 replica, version from {@code omnium.pg.version}/{@code OMNIUM_PG_VERSION} or 18, trust auth */
+  /**
+   * @return a builder with defaults: 1 replica, version from {@code omnium.pg.version}/{@code
+   * OMNIUM_PG_VERSION} or 18, trust auth
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -218,7 +224,10 @@ public final class PgCluster implements AutoCloseable {
     return password;
   }
 
-  /** @return the server version, e.g. "18.1.0" (bundled) or what a local install reports, e.g. "15.14" */
+  /**
+   * @return the server version, e.g. "18.1.0" (bundled) or what a local install reports, e.g.
+   * "15.14"
+   */
   public String version() {
     return bin.version();
   }
@@ -386,7 +395,8 @@ public final class PgCluster implements AutoCloseable {
           "SELECT setting FROM pg_settings WHERE name = 'wal_block_size'"));
       target = Lsn.replayTarget(insert, segment, block);
     } catch (SQLException e) {
-      throw new PgSandboxException("primary: reading the WAL position failed: " + e.getMessage(), e);
+      throw new PgSandboxException("primary: reading the WAL position failed: " + e.getMessage(),
+          e);
     }
     String[] replayed = {"(unknown)"};
     try {
@@ -612,7 +622,7 @@ public final class PgCluster implements AutoCloseable {
   }
 
   /** Runs the task for every item on its own thread; rethrows the first failure after all ended. */
-  private static void inParallel(List<PgServer> items, java.util.function.Consumer<PgServer> task) {
+  private static void inParallel(List<PgServer> items, Consumer<PgServer> task) {
     if (items.size() <= 1) {
       items.forEach(task);
       return;
@@ -682,8 +692,8 @@ public final class PgCluster implements AutoCloseable {
 
     /**
      * @param version "18" (18.1.0), "15" (15.14.0) or a full bundled version; null or unset: system
-     *     property {@code omnium.pg.version}, else env {@code OMNIUM_PG_VERSION}, else "18". Ignored
-     *     when a local install is used ({@code OMNIUM_PG_BIN}, {@link #localInstall}).
+     *     property {@code omnium.pg.version}, else env {@code OMNIUM_PG_VERSION}, else "18".
+     * Ignored     when a local install is used ({@code OMNIUM_PG_BIN}, {@link #localInstall}).
      * @return this
      */
     public Builder version(String version) {
@@ -714,7 +724,7 @@ public final class PgCluster implements AutoCloseable {
       if (name == null || !SETTING_NAME.matcher(name).matches()) {
         throw new IllegalArgumentException("not a setting name: " + name);
       }
-      if (PgConfig.RESERVED.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+      if (PgConfig.RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
         throw new IllegalArgumentException(name + " is managed by the sandbox and cannot be set");
       }
       settings.put(name, value);

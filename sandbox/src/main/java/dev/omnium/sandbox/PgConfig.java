@@ -68,7 +68,10 @@ final class PgConfig {
     return b.toString();
   }
 
-  /** Trust everything local, or require SCRAM passwords over TCP (the sandbox only listens on 127.0.0.1). */
+  /**
+   * Trust everything local, or require SCRAM passwords over TCP (the sandbox only listens on
+   * 127.0.0.1).
+   */
   static String hba(boolean requirePasswords) {
     String m = requirePasswords ? "scram-sha-256" : "trust";
     return "# omnium sandbox\n"

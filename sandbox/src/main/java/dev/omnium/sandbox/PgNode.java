@@ -24,7 +24,10 @@ public final class PgNode {
     this.primary = primary;
   }
 
-  /** @return "primary", "replica1", "replica2", ... (also the replica's application_name on the primary) */
+  /**
+   * @return "primary", "replica1", "replica2", ... (also the replica's application_name on the
+   * primary)
+   */
   public String name() {
     return name;
   }

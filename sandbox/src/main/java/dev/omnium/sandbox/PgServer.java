@@ -109,7 +109,8 @@ final class PgServer {
       FileTrees.deleteQuietly(dataDir.resolve("postmaster.pid"));
       if (!immediate) {
         throw new PgSandboxException(node + " did not shut down within " + patience.toSeconds()
-            + " s; killed it\n--- " + node.logFile() + " ---\n" + FileTrees.tail(node.logFile(), 20));
+            + " s; killed it\n--- " + node.logFile() + " ---\n" + FileTrees.tail(node.logFile(),
+            20));
       }
     }
   }

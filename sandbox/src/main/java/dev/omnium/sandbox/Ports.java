@@ -19,7 +19,9 @@ import java.util.concurrent.ThreadLocalRandom;
 final class Ports {
 
   private static final int LOWEST = 10_000;
-  /** Ports handed out recently by this JVM, so that two nodes starting together never get the same. */
+  /**
+   * Ports handed out recently by this JVM, so that two nodes starting together never get the same.
+   */
   private static final Set<Integer> RECENT = Collections.synchronizedSet(new LinkedHashSet<>());
 
   private Ports() {}

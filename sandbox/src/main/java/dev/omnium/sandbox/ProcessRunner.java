@@ -1,5 +1,6 @@
 package dev.omnium.sandbox;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ final class ProcessRunner {
           .redirectOutput(out.toFile());
       cleanEnvironment(pb.environment());
       if (stdin == null) {
-        pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
       }
       Process p = pb.start();
       if (stdin != null) {

@@ -7,7 +7,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /** Process-tree helpers: liveness, descendants, signals. */
@@ -21,7 +23,8 @@ final class Procs {
    */
   static boolean alive(long pid) {
     try {
-      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"), StandardCharsets.ISO_8859_1);
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"),
+          StandardCharsets.ISO_8859_1);
       int close = stat.lastIndexOf(')');
       char state = close >= 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
       return state != 'Z' && state != 'X';
@@ -76,7 +79,7 @@ final class Procs {
    * processes. Never signals this JVM or its ancestors (such as the build tool that runs it).
    */
   static void signal(List<ProcessHandle> processes, String signal) {
-    java.util.Set<Long> untouchable = new java.util.HashSet<>(List.of(0L, 1L));
+    Set<Long> untouchable = new HashSet<>(List.of(0L, 1L));
     for (ProcessHandle p = ProcessHandle.current(); p != null; p = p.parent().orElse(null)) {
       untouchable.add(p.pid());
     }

@@ -141,7 +141,8 @@ public final class SandboxMain {
 
   private static void usage(PrintStream out) {
     out.println("usage: java -jar omnium-sandbox.jar [--phase-seconds N]");
-    out.println("         the live demo: a primary + replica and a mixed workload through jdbc:omnium:");
+    out.println("         the live demo: a primary + replica and a mixed workload through"
+        + " jdbc:omnium:");
     out.println("       java -jar omnium-sandbox.jar --serve [--replicas N] [--version 15|18]"
         + " [--for 30s|2m|500ms] [--passwords] [--set name=value]...");
     out.println("         starts a real PostgreSQL primary with N streaming replicas (default 1) on"

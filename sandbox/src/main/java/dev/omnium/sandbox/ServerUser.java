@@ -146,7 +146,8 @@ final class ServerUser {
   }
 
   private static String findRunuser() {
-    for (String p : List.of("/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser", "/bin/runuser")) {
+    for (String p : List.of("/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser",
+        "/bin/runuser")) {
       if (Files.isExecutable(Path.of(p))) {
         return p;
       }

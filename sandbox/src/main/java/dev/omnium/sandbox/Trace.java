@@ -1,6 +1,8 @@
 package dev.omnium.sandbox;
 
-/** Step timings on stderr when {@code -Domnium.sandbox.trace=true}: shows where start-up time goes. */
+/**
+ * Step timings on stderr when {@code -Domnium.sandbox.trace=true}: shows where start-up time goes.
+ */
 final class Trace {
 
   private static final boolean ON = Boolean.getBoolean("omnium.sandbox.trace");

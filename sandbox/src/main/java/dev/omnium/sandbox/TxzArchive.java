@@ -55,7 +55,10 @@ final class TxzArchive {
     }
   }
 
-  /** Tar mode bits, plus read for everyone (and traverse where executable): the server user must reach them. */
+  /**
+   * Tar mode bits, plus read for everyone (and traverse where executable): the server user must
+   * reach them.
+   */
   private static Set<PosixFilePermission> readable(int mode) {
     Set<PosixFilePermission> p = EnumSet.noneOf(PosixFilePermission.class);
     PosixFilePermission[] order = {

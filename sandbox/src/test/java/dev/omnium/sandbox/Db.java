@@ -33,7 +33,9 @@ final class Db {
         "SELECT state FROM pg_stat_replication WHERE application_name = '" + replica.name() + "'"));
   }
 
-  /** False when OMNIUM_PG_BIN / omnium.pg.bin points the suite at a local install of any version. */
+  /**
+   * False when OMNIUM_PG_BIN / omnium.pg.bin points the suite at a local install of any version.
+   */
   static boolean bundledBinaries() {
     String prop = System.getProperty("omnium.pg.bin");
     String env = System.getenv("OMNIUM_PG_BIN");

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -31,7 +31,8 @@ class LifecycleIT {
   void closeStopsEveryServerProcessAndDeletesTheDirectory() throws SQLException {
     PgCluster cluster = PgCluster.builder().replicas(1).start();
     Path dir = cluster.clusterDir();
-    // Handles, not bare pids: a handle knows its start time, so a recycled pid cannot fool the check.
+    // Handles, not bare pids: a handle knows its start time, so a recycled pid cannot fool the
+    // check.
     List<ProcessHandle> processes = new ArrayList<>();
     for (PgNode n : List.of(cluster.primary(), cluster.replica(0))) {
       processes.addAll(Procs.tree(cluster.postmasterPid(n).orElseThrow()));
@@ -40,7 +41,8 @@ class LifecycleIT {
     assertTrue(ClusterRegistry.open().contains(cluster));
     if (ServerUser.uid() == 0) {
       // PostgreSQL refuses root: the sandbox runs it as an unprivileged user.
-      assertTrue(List.of("postgres", "nobody").contains(cluster.serverUser()), cluster.serverUser());
+      assertTrue(List.of("postgres", "nobody").contains(cluster.serverUser()),
+          cluster.serverUser());
       assertEquals(cluster.serverUser(), processes.get(0).info().user().orElse("?"));
     } else {
       assertEquals(System.getProperty("user.name"), cluster.serverUser());
@@ -147,7 +149,7 @@ class LifecycleIT {
           .filter(b -> Files.isExecutable(b.resolve("initdb")))
           .filter(b -> Files.isExecutable(b.resolve("postgres")))
           .sorted().reduce((a, b) -> b).orElse(null);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return null;
     }
   }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,7 +38,7 @@ class PasswordIT {
   @Test
   void wrongPasswordIsRefusedRightOneWorksOnEveryNode() throws SQLException {
     assertNotNull(cluster.password());
-    for (PgNode node : java.util.List.of(cluster.primary(), cluster.replica(0))) {
+    for (PgNode node : List.of(cluster.primary(), cluster.replica(0))) {
       SQLException refused = assertThrows(SQLException.class,
           () -> open(node, cluster.password() + "x").close());
       assertEquals("28P01", refused.getSQLState(), String.valueOf(refused));

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -64,8 +65,9 @@ class ReplicationIT {
 
   @Test
   void serversReportTheBundledVersion() throws SQLException {
-    org.junit.jupiter.api.Assumptions.assumeTrue(Db.bundledBinaries(), "a local install is in use");
-    String major = Db.one(cluster, primary, "SELECT current_setting('server_version_num')::int / 10000");
+    Assumptions.assumeTrue(Db.bundledBinaries(), "a local install is in use");
+    String major = Db.one(cluster, primary,
+        "SELECT current_setting('server_version_num')::int / 10000");
     assertEquals(Db.requestedMajor(), major);
   }
 
@@ -138,7 +140,8 @@ class ReplicationIT {
   @Test
   void truncateOnPrimaryCancelsReplicaTransactionWith40001() throws Exception {
     cluster.setConflictDelay(replica, Duration.ofMillis(100));
-    Db.exec(cluster, primary, "CREATE TABLE conflict_t AS SELECT g AS id FROM generate_series(1, 10) g");
+    Db.exec(cluster, primary,
+        "CREATE TABLE conflict_t AS SELECT g AS id FROM generate_series(1, 10) g");
     cluster.awaitCaughtUp(replica);
     try (Connection c = cluster.connect(replica)) {
       c.setAutoCommit(false);

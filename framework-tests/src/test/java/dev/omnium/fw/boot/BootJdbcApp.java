@@ -1,5 +1,6 @@
 package dev.omnium.fw.boot;
 
+import dev.omnium.sandbox.testkit.Where;
 import java.util.List;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
@@ -12,7 +13,6 @@ import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
-import dev.omnium.fw.Where;
 
 /**
  * A plain Spring Boot 3 application: Boot's HikariCP pool, DataSourceTransactionManager, JdbcTemplate,
@@ -80,7 +80,8 @@ public class BootJdbcApp {
     @Transactional(readOnly = true)
     public Where jooqWhere() {
       return dsl.resultQuery(Where.SQL).fetchOne(r -> new Where(r.get("in_recovery", Boolean.class),
-          r.get("port", Integer.class), r.get("app", String.class), r.get("pid", Integer.class)));
+          r.get("port", Integer.class), r.get("app", String.class), r.get("pid", Integer.class),
+          r.get("read_only_default", Boolean.class)));
     }
 
     @Transactional(readOnly = true)

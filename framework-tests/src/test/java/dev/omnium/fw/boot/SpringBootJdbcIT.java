@@ -5,10 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.fw.Poll;
-import dev.omnium.fw.Sandbox;
-import dev.omnium.fw.Where;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.lang.management.ManagementFactory;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -19,10 +18,9 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -32,26 +30,25 @@ import org.springframework.dao.DataAccessException;
  * Spring Boot 3 with {@code spring.datasource.url=jdbc:omnium:postgresql://…?replica=…} and Boot's own
  * HikariCP pool: where each {@code @Transactional} method ran, as the servers report it.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class SpringBootJdbcIT {
   static final String APP = "bootjdbc";
   static final AtomicInteger IDS = new AtomicInteger(1000);
-  static Sandbox sandbox;
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).healAfterEach().build();
   static ConfigurableApplicationContext context;
   static BootJdbcApp.Reads reads;
   static BootJdbcApp.Writes writes;
 
   @BeforeAll
   static void up() throws Exception {
-    sandbox = Sandbox.start();
     // Exactly what docs/frameworks.md tells a Boot user to write (application.properties).
     context = new SpringApplicationBuilder(BootJdbcApp.class)
         .web(WebApplicationType.NONE)
         .properties(
             "spring.main.banner-mode=off",
             "spring.main.log-startup-info=false",
-            "spring.datasource.url=" + sandbox.omniumUrl(APP, "maxAge=2s&heartbeatInterval=200ms"),
-            "spring.datasource.username=" + sandbox.cluster.user(),
+            "spring.datasource.url=" + SANDBOX.bareUrl(APP, "maxAge=2s&heartbeatInterval=200ms"),
+            "spring.datasource.username=" + SANDBOX.cluster().user(),
             "spring.datasource.driver-class-name=dev.omnium.jdbc.OmniumDriver",
             "spring.datasource.hikari.maximum-pool-size=4",
             "spring.flyway.locations=classpath:db/boot",
@@ -61,20 +58,14 @@ class SpringBootJdbcIT {
         .run();
     reads = context.getBean(BootJdbcApp.Reads.class);
     writes = context.getBean(BootJdbcApp.Writes.class);
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     awaitReplicaRoute();
   }
 
-  @AfterEach
-  void resumeReplay() throws Exception {
-    sandbox.cluster.resumeReplay(sandbox.replica());
-    sandbox.awaitCaughtUp();
-  }
 
   @AfterAll
   static void down() throws Exception {
     if (context != null) context.close();
-    if (sandbox != null) sandbox.close();
   }
 
   static void awaitReplicaRoute() throws Exception {
@@ -82,12 +73,12 @@ class SpringBootJdbcIT {
   }
 
   int primaryPort() {
-    return sandbox.primary().port();
+    return SANDBOX.primary().port();
   }
 
   void assertOnReplica(Where w) {
     assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(sandbox.replica().port(), w.port(), "ran on the replica: " + w);
+    assertEquals(SANDBOX.replica().port(), w.port(), "ran on the replica: " + w);
     assertEquals(APP + ":replica", w.applicationName());
   }
 
@@ -96,7 +87,7 @@ class SpringBootJdbcIT {
   }
 
   boolean onPrimary(int id) throws SQLException {
-    return "1".equals(sandbox.queryOne(sandbox.primary(), "SELECT count(*) FROM items WHERE id = ?", id));
+    return "1".equals(SANDBOX.queryOne(SANDBOX.primary(), "SELECT count(*) FROM items WHERE id = ?", id));
   }
 
   @Test
@@ -172,7 +163,7 @@ class SpringBootJdbcIT {
   @Test
   void pausedReplayMovesReadOnlyMethodsToTheFallbackAndBack() throws Exception {
     assertOnReplica(reads.where());
-    sandbox.cluster.pauseReplay(sandbox.replica());
+    SANDBOX.cluster().pauseReplay(SANDBOX.replica());
     Poll.until(Duration.ofSeconds(15), "read-only methods to leave the paused replica", () -> !reads.where().inRecovery());
     Where w = reads.where();
     assertEquals(APP + ":fallback", w.applicationName(), "the capped fallback pool on the primary: " + w);
@@ -185,7 +176,7 @@ class SpringBootJdbcIT {
     // and read-write methods are unaffected by the lag
     assertOnPrimary(writes.insert(IDS.incrementAndGet(), new ArrayList<>()));
 
-    sandbox.cluster.resumeReplay(sandbox.replica());
+    SANDBOX.cluster().resumeReplay(SANDBOX.replica());
     awaitReplicaRoute();
     assertOnReplica(reads.where());
   }
@@ -195,7 +186,7 @@ class SpringBootJdbcIT {
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     ObjectName name = new ObjectName("dev.omnium:type=Router,name=" + APP);
     assertTrue(server.isRegistered(name), "registered as " + name);
-    assertEquals(List.of(sandbox.replica().hostPort()), List.of((String[]) server.getAttribute(name, "Replicas")));
+    assertEquals(List.of(SANDBOX.replica().hostPort()), List.of((String[]) server.getAttribute(name, "Replicas")));
     assertEquals(2000L, server.getAttribute(name, "MaxAgeMillis"));
     long replicaBefore = (Long) server.getAttribute(name, "ReplicaRoutes");
     long primaryBefore = (Long) server.getAttribute(name, "PrimaryStatements");
@@ -208,10 +199,10 @@ class SpringBootJdbcIT {
   /** Boot ran Flyway at start-up through the same omnium DataSource: on the primary's read-write route. */
   @Test
   void bootsFlywayMigratedThroughTheOmniumDataSourceOnThePrimary() throws Exception {
-    String row = sandbox.queryOne(sandbox.primary(),
+    String row = SANDBOX.queryOne(SANDBOX.primary(),
         "SELECT in_recovery || ',' || port || ',' || app FROM migration_audit WHERE version = '1'");
     assertEquals("false," + primaryPort() + "," + APP, row);
-    assertEquals("1", sandbox.queryOne(sandbox.replica(),
+    assertEquals("1", SANDBOX.queryOne(SANDBOX.replica(),
         "SELECT count(*) FROM flyway_schema_history WHERE version = '1' AND success"), "the schema reached the replica");
   }
 
@@ -231,8 +222,8 @@ class SpringBootJdbcIT {
     Exception e = assertThrows(Exception.class, () -> new SpringApplicationBuilder(BootJdbcApp.class)
         .web(WebApplicationType.NONE)
         .properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
-            "spring.datasource.url=" + sandbox.omniumUrl(APP + "-nodriver", null),
-            "spring.datasource.username=" + sandbox.cluster.user())
+            "spring.datasource.url=" + SANDBOX.bareUrl(APP + "-nodriver", null),
+            "spring.datasource.username=" + SANDBOX.cluster().user())
         .run().close());
     Throwable root = e;
     while (root.getCause() != null) root = root.getCause();

@@ -1,5 +1,6 @@
 package dev.omnium.fw.jpa;
 
+import dev.omnium.sandbox.testkit.Where;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
@@ -15,7 +16,7 @@ import java.util.UUID;
 import org.hibernate.annotations.Formula;
 
 /**
- * An ordinary entity, plus four read-only {@link Formula} columns that make every SELECT Hibernate
+ * An ordinary entity, plus five read-only {@link Formula} columns that make every SELECT Hibernate
  * issues for it report the server, route and session that answered it.
  */
 @Entity
@@ -59,6 +60,9 @@ public class CatalogItem {
   @Formula("pg_backend_pid()")
   private Integer servedByPid;
 
+  @Formula("current_setting('default_transaction_read_only') = 'on'")
+  private Boolean servedReadOnlyDefault;
+
   protected CatalogItem() { }
 
   public CatalogItem(String name, BigDecimal price, Instant createdAt, Kind kind, UUID ref, byte[] payload,
@@ -73,9 +77,9 @@ public class CatalogItem {
   }
 
   /** Where the SELECT that loaded this entity ran (null for an entity that was only persisted). */
-  public dev.omnium.fw.Where servedBy() {
+  public Where servedBy() {
     return servedInRecovery == null ? null
-        : new dev.omnium.fw.Where(servedInRecovery, servedByPort, servedAs, servedByPid);
+        : new Where(servedInRecovery, servedByPort, servedAs, servedByPid, servedReadOnlyDefault);
   }
 
   public Long getId() { return id; }

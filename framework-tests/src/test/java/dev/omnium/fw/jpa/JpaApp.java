@@ -1,7 +1,7 @@
 package dev.omnium.fw.jpa;
 
-import dev.omnium.fw.Where;
 import dev.omnium.jdbc.OmniumConnection;
+import dev.omnium.sandbox.testkit.Where;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.util.List;

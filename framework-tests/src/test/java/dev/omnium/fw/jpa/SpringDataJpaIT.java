@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.fw.Poll;
-import dev.omnium.fw.Sandbox;
-import dev.omnium.fw.Where;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.math.BigDecimal;
@@ -24,7 +23,7 @@ import org.hibernate.Session;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.orm.jpa.EntityManagerFactoryBuilder;
@@ -42,25 +41,24 @@ import org.springframework.transaction.support.TransactionTemplate;
  * reads in read-only transactions on the replica, saves on the primary, entities intact, and no replica
  * session carried into a later write by Hibernate's connection handling.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class SpringDataJpaIT {
   static final String APP = "jpa";
-  static Sandbox sandbox;
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
   static ConfigurableApplicationContext context;
   static CatalogItemRepository repo;
   static JpaApp.Catalog catalog;
 
   @BeforeAll
   static void up() throws Exception {
-    sandbox = Sandbox.start();
     long t0 = System.nanoTime();
     context = new SpringApplicationBuilder(JpaApp.class)
         .web(WebApplicationType.NONE)
         .properties(
             "spring.main.banner-mode=off",
             "spring.main.log-startup-info=false",
-            "spring.datasource.url=" + sandbox.omniumUrl(APP, "heartbeatInterval=200ms"),
-            "spring.datasource.username=" + sandbox.cluster.user(),
+            "spring.datasource.url=" + SANDBOX.bareUrl(APP, "heartbeatInterval=200ms"),
+            "spring.datasource.username=" + SANDBOX.cluster().user(),
             "spring.datasource.driver-class-name=dev.omnium.jdbc.OmniumDriver",
             // two pooled logical connections: consecutive transactions reuse them, so a pinned
             // replica session would show up in the very next unit of work
@@ -72,11 +70,11 @@ class SpringDataJpaIT {
     repo = context.getBean(CatalogItemRepository.class);
     catalog = context.getBean(JpaApp.Catalog.class);
     // the schema Hibernate created through the driver reaches the replica like any other DDL
-    sandbox.awaitCaughtUp();
-    assertEquals("1", sandbox.queryOne(sandbox.replica(),
+    SANDBOX.awaitCaughtUp();
+    assertEquals("1", SANDBOX.queryOne(SANDBOX.replica(),
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'catalog_item'"));
     long seed = catalog.save(item("seed")).id();
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     Poll.until(Duration.ofSeconds(15), "read-only transactions to reach the replica",
         () -> catalog.load(seed).where().inRecovery());
   }
@@ -84,7 +82,6 @@ class SpringDataJpaIT {
   @AfterAll
   static void down() throws Exception {
     if (context != null) context.close();
-    if (sandbox != null) sandbox.close();
   }
 
   static CatalogItem item(String name) {
@@ -95,18 +92,18 @@ class SpringDataJpaIT {
   void assertOnReplica(Where w) {
     assertNotNull(w, "a SELECT reported where it ran");
     assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(sandbox.replica().port(), w.port(), "ran on the replica: " + w);
+    assertEquals(SANDBOX.replica().port(), w.port(), "ran on the replica: " + w);
     assertEquals(APP + ":replica", w.applicationName());
   }
 
   void assertOnPrimary(Where w) {
-    assertTrue(w.onPrimaryAs(APP, sandbox.primary().port()), "ran on the primary's read-write route: " + w);
+    assertTrue(w.onPrimaryAs(APP, SANDBOX.primary().port()), "ran on the primary's read-write route: " + w);
   }
 
   @Test
   void repositoryReadsInReadOnlyTransactionsRunOnTheReplica() throws Exception {
     long id = catalog.save(item("reads")).id();
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     // CrudRepository methods inherit SimpleJpaRepository's @Transactional(readOnly = true)
     assertOnReplica(repo.findById(id).orElseThrow().servedBy());
     repo.findAll().forEach(i -> assertOnReplica(i.servedBy()));
@@ -128,7 +125,7 @@ class SpringDataJpaIT {
   @Test
   void declaredQueryMethodsNeedTheirOwnReadOnlyAnnotation() throws Exception {
     catalog.save(item("declared"));
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     List<CatalogItem> tools = repo.findByKind(CatalogItem.Kind.TOOL);
     assertFalse(tools.isEmpty());
     tools.forEach(i -> assertOnPrimary(i.servedBy()));
@@ -141,17 +138,17 @@ class SpringDataJpaIT {
   void savesRunOnThePrimary() throws Exception {
     JpaApp.Saved saved = catalog.save(item("saved"));
     assertOnPrimary(saved.where());
-    assertEquals("saved", sandbox.queryOne(sandbox.primary(), "SELECT name FROM catalog_item WHERE id = ?", saved.id()));
+    assertEquals("saved", SANDBOX.queryOne(SANDBOX.primary(), "SELECT name FROM catalog_item WHERE id = ?", saved.id()));
     // a repository save outside any service transaction: SimpleJpaRepository's @Transactional (read-write)
     CatalogItem direct = repo.save(item("direct"));
-    assertEquals("direct", sandbox.queryOne(sandbox.primary(), "SELECT name FROM catalog_item WHERE id = ?", direct.getId()));
+    assertEquals("direct", SANDBOX.queryOne(SANDBOX.primary(), "SELECT name FROM catalog_item WHERE id = ?", direct.getId()));
   }
 
   @Test
   void entityRoundTripIsIntactThroughTheReplica() throws Exception {
     CatalogItem original = item("Zoë's ✓ item");
     long id = catalog.save(original).id();
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     JpaApp.Loaded loaded = catalog.load(id);
     assertOnReplica(loaded.item().servedBy());
     CatalogItem back = loaded.item();
@@ -166,7 +163,7 @@ class SpringDataJpaIT {
     // an update increments the version on the primary; the replica then serves the new state
     JpaApp.Saved renamed = catalog.rename(id, "renamed");
     assertOnPrimary(renamed.where());
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     JpaApp.Loaded again = catalog.load(id);
     assertOnReplica(again.item().servedBy());
     assertEquals("renamed", again.item().getName());
@@ -181,7 +178,7 @@ class SpringDataJpaIT {
   @Test
   void anOpenEntityManagerDoesNotCarryTheReplicaSessionIntoTheNextWrite() throws Exception {
     long id = catalog.save(item("osiv")).id();
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     EntityManagerFactory emf = context.getBean(EntityManagerFactory.class);
     EntityManager em = emf.createEntityManager();
     TransactionSynchronizationManager.bindResource(emf, new EntityManagerHolder(em));
@@ -198,7 +195,7 @@ class SpringDataJpaIT {
       TransactionSynchronizationManager.unbindResource(emf);
       EntityManagerFactoryUtils.closeEntityManager(em);
     }
-    assertEquals(0, sandbox.sessions(sandbox.replica(), APP + ":replica", "idle in transaction"),
+    assertEquals(0, SANDBOX.sessions(SANDBOX.replica(), APP + ":replica", "idle in transaction"),
         "no replica session left inside a transaction");
   }
 
@@ -214,7 +211,7 @@ class SpringDataJpaIT {
   @Test
   void releaseAfterTransactionModeNeverPinsAReplicaSessionIntoALaterWrite() throws Exception {
     long id = catalog.save(item("release-after-tx")).id();
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     LocalContainerEntityManagerFactoryBean factory = context.getBean(EntityManagerFactoryBuilder.class)
         .dataSource(context.getBean(DataSource.class))
         .packages(CatalogItem.class)
@@ -264,8 +261,8 @@ class SpringDataJpaIT {
         TransactionSynchronizationManager.unbindResource(emf);
         EntityManagerFactoryUtils.closeEntityManager(em);
       }
-      assertEquals("released", sandbox.queryOne(sandbox.primary(), "SELECT name FROM catalog_item WHERE id = ?", id));
-      assertEquals(0, sandbox.sessions(sandbox.replica(), APP + ":replica", "idle in transaction"));
+      assertEquals("released", SANDBOX.queryOne(SANDBOX.primary(), "SELECT name FROM catalog_item WHERE id = ?", id));
+      assertEquals(0, SANDBOX.sessions(SANDBOX.replica(), APP + ":replica", "idle in transaction"));
     } finally {
       factory.destroy();
     }

@@ -1,6 +1,6 @@
 package dev.omnium.fw.mybatis;
 
-import dev.omnium.fw.Where;
+import dev.omnium.sandbox.testkit.Where;
 import java.util.List;
 import java.util.Map;
 import org.apache.ibatis.annotations.Insert;
@@ -43,7 +43,7 @@ public class MyBatisApp {
   static Where where(BookMapper mapper) {
     Map<String, Object> row = mapper.where();
     return new Where((Boolean) row.get("in_recovery"), ((Number) row.get("port")).intValue(), (String) row.get("app"),
-        ((Number) row.get("pid")).intValue());
+        ((Number) row.get("pid")).intValue(), (Boolean) row.get("read_only_default"));
   }
 
   public static class Shelf {

@@ -4,44 +4,42 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.fw.Poll;
-import dev.omnium.fw.Sandbox;
-import dev.omnium.fw.Where;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.dao.DataAccessException;
 
 /** MyBatis mapper calls (mybatis-spring-boot-starter, Boot's HikariCP) routed by Spring's read-only transactions. */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class MyBatisIT {
   static final String APP = "mybatis";
-  static Sandbox sandbox;
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
   static ConfigurableApplicationContext context;
   static MyBatisApp.Shelf shelf;
   static MyBatisApp.BookMapper mapper;
 
   @BeforeAll
   static void up() throws Exception {
-    sandbox = Sandbox.start();
-    sandbox.execOnPrimary("CREATE TABLE book (id int PRIMARY KEY, title text NOT NULL)",
+    SANDBOX.execOnPrimary("CREATE TABLE book (id int PRIMARY KEY, title text NOT NULL)",
         "INSERT INTO book SELECT g, 'title ' || g FROM generate_series(1, 5) g");
-    sandbox.awaitCaughtUp();
+    SANDBOX.awaitCaughtUp();
     context = new SpringApplicationBuilder(MyBatisApp.class)
         .web(WebApplicationType.NONE)
         .properties(
             "spring.main.banner-mode=off",
             "spring.main.log-startup-info=false",
-            "spring.datasource.url=" + sandbox.omniumUrl(APP, "heartbeatInterval=200ms"),
-            "spring.datasource.username=" + sandbox.cluster.user(),
+            "spring.datasource.url=" + SANDBOX.bareUrl(APP, "heartbeatInterval=200ms"),
+            "spring.datasource.username=" + SANDBOX.cluster().user(),
             "spring.datasource.driver-class-name=dev.omnium.jdbc.OmniumDriver",
             "spring.datasource.hikari.maximum-pool-size=2")
         .run();
@@ -54,17 +52,16 @@ class MyBatisIT {
   @AfterAll
   static void down() throws Exception {
     if (context != null) context.close();
-    if (sandbox != null) sandbox.close();
   }
 
   void assertOnReplica(Where w) {
     assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(sandbox.replica().port(), w.port());
+    assertEquals(SANDBOX.replica().port(), w.port());
     assertEquals(APP + ":replica", w.applicationName());
   }
 
   void assertOnPrimary(Where w) {
-    assertTrue(w.onPrimaryAs(APP, sandbox.primary().port()), "ran on the primary's read-write route: " + w);
+    assertTrue(w.onPrimaryAs(APP, SANDBOX.primary().port()), "ran on the primary's read-write route: " + w);
   }
 
   @Test
@@ -80,14 +77,14 @@ class MyBatisIT {
   @Test
   void mapperWritesInATransactionRunOnThePrimary() throws SQLException {
     assertOnPrimary(shelf.add(100, "written"));
-    assertEquals("written", sandbox.queryOne(sandbox.primary(), "SELECT title FROM book WHERE id = 100"));
+    assertEquals("written", SANDBOX.queryOne(SANDBOX.primary(), "SELECT title FROM book WHERE id = 100"));
   }
 
   @Test
   void mapperWritesInAReadOnlyTransactionAreRefused() throws SQLException {
     DataAccessException e = assertThrows(DataAccessException.class, () -> shelf.addInReadOnly(200, "nope"));
     assertEquals("25006", ((SQLException) e.getMostSpecificCause()).getSQLState(), e.toString());
-    assertEquals("0", sandbox.queryOne(sandbox.primary(), "SELECT count(*) FROM book WHERE id = 200"));
+    assertEquals("0", SANDBOX.queryOne(SANDBOX.primary(), "SELECT count(*) FROM book WHERE id = 200"));
   }
 
   /** Documented: a mapper called outside any read-only transaction is ordinary read-write work. */

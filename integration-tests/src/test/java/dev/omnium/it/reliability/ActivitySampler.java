@@ -2,6 +2,7 @@ package dev.omnium.it.reliability;
 
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.Poll;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

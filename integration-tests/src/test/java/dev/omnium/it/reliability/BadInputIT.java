@@ -9,9 +9,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -26,7 +25,7 @@ import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Suite 6, bad input: each gives a clear error (an SQLException with an SQLState and a message naming
@@ -34,37 +33,31 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * keeps working where it can (reads fall back to the primary, writes go on). Runs on a sandbox that
  * requires SCRAM passwords, so wrong passwords are real.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class BadInputIT {
   /** Long enough for ~15 lag probes at 100 ms: a problem logged per probe would show 15 lines. */
   static final Duration OBSERVE = Duration.ofMillis(1500);
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).requirePasswords().sql(
+      "CREATE TABLE hb_text (id int PRIMARY KEY, beat_at text)",
+      "INSERT INTO hb_text VALUES (1, 'yesterday')",
+      "CREATE TABLE hb_nocol (id int PRIMARY KEY, ts timestamptz)",
+      "INSERT INTO hb_nocol VALUES (1, now())",
+      "CREATE TABLE hb_empty (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)",
+      "CREATE TABLE bad_writes (id bigserial PRIMARY KEY)").build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
   static int logMark;
   static final List<String> figures = new ArrayList<>();
 
   @BeforeAll
-  static void up() throws Exception {
+  static void up() {
     logMark = LogCapture.mark();
-    cluster = PgCluster.builder().replicas(1).requirePasswords(true).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE hb_text (id int PRIMARY KEY, beat_at text)");
-      st.execute("INSERT INTO hb_text VALUES (1, 'yesterday')");
-      st.execute("CREATE TABLE hb_nocol (id int PRIMARY KEY, ts timestamptz)");
-      st.execute("INSERT INTO hb_nocol VALUES (1, now())");
-      st.execute("CREATE TABLE hb_empty (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)");
-      st.execute("CREATE TABLE bad_writes (id bigserial PRIMARY KEY)");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
+    cluster = SANDBOX.cluster();
   }
 
   @AfterAll
   static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
     String password = cluster == null ? null : cluster.password();
-    if (cluster != null) cluster.close();
+    SANDBOX.stop(); // first: the scan below covers what the shutdown logs
     new Figures("bad-input").put("cases", figures.size()).put("results", figures).report();
     SecretScan scan = new SecretScan(SecretScan.PASSWORD, password);
     scan.lines("BadInputIT log", LogCapture.since(logMark));
@@ -72,8 +65,7 @@ class BadInputIT {
   }
 
   static String base(String app) {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database() + "?applicationName="
-        + app + "&user=" + cluster.user() + "&password=" + cluster.password();
+    return SANDBOX.primaryUrl(app, null);
   }
 
   // ---------------------------------------------------------------- configuration: a clear SQLException

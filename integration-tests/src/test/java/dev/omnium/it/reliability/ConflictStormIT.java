@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.jdbc.RouterMXBean;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.sql.Connection;
@@ -23,10 +23,10 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.JMX;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Suite 4, a recovery-conflict storm: TRUNCATE, DELETE + VACUUM and DROP TABLE / CREATE TABLE on the
@@ -35,27 +35,20 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * sessions the replica terminates (FATAL, idle in transaction) are evicted, never handed out again;
  * retries are counted in JMX, and the replica's log shows the conflicts the driver absorbed.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class ConflictStormIT {
   static final Duration STORM = Duration.ofSeconds(12);
   /** Reads t (truncated, vacuumed) and d (dropped and re-created; missing is fine) and hold their locks a while. */
   static final String READ = "SELECT storm_read(), pg_is_in_recovery(), pg_backend_pid(), current_setting('application_name')";
 
-  static PgCluster cluster;
-  static Heartbeat heartbeat;
-  static int logMark;
-
-  @BeforeAll
-  static void up() throws Exception {
-    logMark = LogCapture.mark();
-    cluster = PgCluster.builder().replicas(1).start();
-    cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE t (v int)");
-      st.execute("INSERT INTO t SELECT generate_series(1, 2000)");
-      st.execute("CREATE TABLE d (v int)");
-      st.execute("CREATE FUNCTION storm_read() RETURNS bigint LANGUAGE plpgsql AS $$\n"
+  @RegisterExtension
+  @Order(0)
+  static final LogScanned LOGS = new LogScanned();
+  @RegisterExtension
+  @Order(1)
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).urlPassword(SecretScan.PASSWORD)
+      .sql("CREATE TABLE t (v int)", "INSERT INTO t SELECT generate_series(1, 2000)",
+          "CREATE TABLE d (v int)",
+          "CREATE FUNCTION storm_read() RETURNS bigint LANGUAGE plpgsql AS $$\n"
           + "DECLARE n bigint; m bigint := 0;\n"
           + "BEGIN\n"
           + "  SELECT count(*) INTO n FROM t;\n"
@@ -65,25 +58,19 @@ class ConflictStormIT {
           + "  END;\n"
           + "  PERFORM pg_sleep(0.15);\n"
           + "  RETURN n + m;\n"
-          + "END $$");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
+          + "END $$").build();
+  static PgCluster cluster;
 
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
-    SecretScan scan = new SecretScan(SecretScan.PASSWORD);
-    scan.lines("ConflictStormIT log", LogCapture.since(logMark));
-    scan.assertClean();
+  @BeforeAll
+  static void up() {
+    cluster = SANDBOX.cluster();
+    cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
   }
 
   @Test
   void everyRetryableReadSurvivesTheStorm() throws Exception {
     String app = "storm";
-    String url = Urls.of(cluster, app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=4&fallbackPoolSize=4");
+    String url = SANDBOX.url(app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=4&fallbackPoolSize=4");
     long logStart = Files.size(cluster.replica(0).logFile());
     try (Connection probe = DriverManager.getConnection(url)) {
       probe.setReadOnly(true);
@@ -281,7 +268,7 @@ class ConflictStormIT {
   void aFatalConflictSeenAtCommitEvictsTheSession() throws Exception {
     for (String end : new String[] {"commit", "rollback"}) {
       String app = "stormend" + end;
-      String url = Urls.of(cluster, app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=1");
+      String url = SANDBOX.url(app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=1");
       try (Connection c = DriverManager.getConnection(url)) {
         c.setReadOnly(true);
         Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.Poll;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

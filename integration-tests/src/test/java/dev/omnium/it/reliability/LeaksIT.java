@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
 import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -20,10 +20,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 
 /**
@@ -33,36 +33,24 @@ import org.postgresql.PGConnection;
  * transactions, readWithRetry, COPY through unwrap, abort) in driver and DataSource mode, and first
  * shows that the check does see connections still held.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class LeaksIT {
+  @RegisterExtension
+  @Order(0)
+  static final LogScanned LOGS = new LogScanned();
+  @RegisterExtension
+  @Order(1)
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).urlPassword(SecretScan.PASSWORD)
+      .sql("CREATE TABLE items (id int PRIMARY KEY, name text)",
+          "INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 100) g").build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
-  static int logMark;
 
   @BeforeAll
-  static void up() throws Exception {
-    logMark = LogCapture.mark();
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE items (id int PRIMARY KEY, name text)");
-      st.execute("INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 100) g");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
-    SecretScan scan = new SecretScan(SecretScan.PASSWORD);
-    scan.lines("LeaksIT log", LogCapture.since(logMark));
-    scan.assertClean();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   static String url(String app) {
-    return Urls.of(cluster, app, "maxAge=2s&heartbeatInterval=100ms&replicaPoolSize=3&fallbackPoolSize=2"
+    return SANDBOX.url(app, "maxAge=2s&heartbeatInterval=100ms&replicaPoolSize=3&fallbackPoolSize=2"
         + "&primaryPoolSize=3&poolTimeout=2s");
   }
 

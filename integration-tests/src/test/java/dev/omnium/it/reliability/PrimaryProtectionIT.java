@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.jdbc.RouterMXBean;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
-import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -28,11 +27,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.JMX;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Suite 3: with the replica stale (replay paused) or dead (stopped), 50 reader threads never make
@@ -40,7 +38,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * whole time); readers beyond the cap wait poolTimeout and get a clear
  * SQLTransientConnectionException; a writer on the same router keeps committing throughout.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class PrimaryProtectionIT {
   static final int READERS = 50;
   static final int CAP = 3;
@@ -51,40 +48,23 @@ class PrimaryProtectionIT {
   /** Scheduling margin on the loaded 2-core CI machine (see ReplicaFaultsIT). */
   static final long MARGIN_MS = 1500;
 
+  @RegisterExtension
+  @Order(0)
+  static final LogScanned LOGS = new LogScanned();
+  @RegisterExtension
+  @Order(1)
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).healAfterEach()
+      .urlPassword(SecretScan.PASSWORD)
+      .sql("CREATE TABLE writes (id bigserial PRIMARY KEY, at timestamptz DEFAULT now())").build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
-  static int logMark;
 
   @BeforeAll
-  static void up() throws Exception {
-    logMark = LogCapture.mark();
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE writes (id bigserial PRIMARY KEY, at timestamptz DEFAULT now())");
-    }
-  }
-
-  @AfterEach
-  void heal() {
-    PgNode r = cluster.replica(0);
-    cluster.start(r);
-    cluster.resumeReplay(r);
-    cluster.awaitCaughtUp(r);
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
-    SecretScan scan = new SecretScan(SecretScan.PASSWORD);
-    scan.lines("PrimaryProtectionIT log", LogCapture.since(logMark));
-    scan.assertClean();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   static String url(String app) {
-    return Urls.of(cluster, app, "maxAge=1s&heartbeatInterval=100ms&fallbackPoolSize=" + CAP
+    return SANDBOX.url(app, "maxAge=1s&heartbeatInterval=100ms&fallbackPoolSize=" + CAP
         + "&poolTimeout=" + POOL_TIMEOUT.toMillis() + "ms&primaryPoolSize=2");
   }
 

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
+import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -22,10 +24,12 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
+import javax.management.JMX;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Suite 5: the primary restarts (fast shutdown, start on the same port) under a driver-mode writer
@@ -34,29 +38,20 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * connection and data source, without restarting anything; the driver's heartbeat writer takes its
  * lock again, read routing returns to the replica and the fallback route works; every thread ends.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class PrimaryRestartIT {
+  @RegisterExtension
+  @Order(0)
+  static final LogScanned LOGS = new LogScanned();
+  @RegisterExtension
+  @Order(1)
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).heartbeatTableOnly()
+      .urlPassword(SecretScan.PASSWORD)
+      .sql("CREATE TABLE w (id bigserial PRIMARY KEY, who text)").build();
   static PgCluster cluster;
-  static int logMark;
 
   @BeforeAll
-  static void up() throws Exception {
-    logMark = LogCapture.mark();
-    cluster = PgCluster.builder().replicas(1).start();
-    Heartbeat.createTable(cluster);
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE w (id bigserial PRIMARY KEY, who text)");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() {
-    OmniumDriver.shutdown();
-    if (cluster != null) cluster.close();
-    SecretScan scan = new SecretScan(SecretScan.PASSWORD);
-    scan.lines("PrimaryRestartIT log", LogCapture.since(logMark));
-    scan.assertClean();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   /** What one writer saw: successes, and failures by SQLState with a sample message each. */
@@ -72,7 +67,7 @@ class PrimaryRestartIT {
   @Test
   void writesFailWithClass08DuringTheOutageAndRecoverWithoutARestart() throws Exception {
     String app = "restart";
-    String url = Urls.of(cluster, app, "maxAge=5s&heartbeatInterval=200ms&heartbeatWriter=true&primaryPoolSize=2"
+    String url = SANDBOX.url(app, "maxAge=5s&heartbeatInterval=200ms&heartbeatWriter=true&primaryPoolSize=2"
         + "&fallbackPoolSize=2&poolTimeout=1s&connectTimeout=2");
     OmniumDataSource db = new OmniumDataSource(url);
     long[] restartedAt = {Long.MAX_VALUE};

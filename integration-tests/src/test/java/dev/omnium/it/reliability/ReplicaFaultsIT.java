@@ -3,20 +3,23 @@ package dev.omnium.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
+import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import java.lang.management.ManagementFactory;
 import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import javax.management.JMX;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Suite 2: a replica crashes (immediate stop) and restarts, or freezes (SIGSTOP: a black hole) and
@@ -24,7 +27,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * a read-only transaction surfaces an error; no read waits longer than replicaAcquireTimeout plus
  * one statement; reads return to the replica within a few heartbeat intervals of its recovery.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class ReplicaFaultsIT {
   static final Duration INTERVAL = Duration.ofMillis(100);
   static final Duration MAX_AGE = Duration.ofSeconds(1);
@@ -41,43 +43,29 @@ class ReplicaFaultsIT {
    */
   static final int RETURN_INTERVALS = 5;
 
+  @RegisterExtension
+  @Order(0)
+  static final LogScanned LOGS = new LogScanned();
+  @RegisterExtension
+  @Order(1)
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).healAfterEach()
+      .heartbeat(INTERVAL)
+      .urlPassword(SecretScan.PASSWORD).build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
-  static int logMark;
 
   @BeforeAll
-  static void up() throws Exception {
-    logMark = LogCapture.mark();
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, INTERVAL);
-  }
-
-  @AfterEach
-  void heal() {
-    PgNode r = cluster.replica(0);
-    cluster.thaw(r);
-    cluster.start(r);
-    cluster.resumeReplay(r);
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
-    SecretScan scan = new SecretScan(SecretScan.PASSWORD);
-    scan.lines("ReplicaFaultsIT log", LogCapture.since(logMark));
-    scan.assertClean();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   static String url(String app) {
-    return Urls.of(cluster, app, "maxAge=" + MAX_AGE.toMillis() + "ms&heartbeatInterval=" + INTERVAL.toMillis()
+    return SANDBOX.url(app, "maxAge=" + MAX_AGE.toMillis() + "ms&heartbeatInterval=" + INTERVAL.toMillis()
         + "ms&replicaAcquireTimeout=" + ACQUIRE.toMillis() + "ms&replicaPoolSize=4&fallbackPoolSize=4");
   }
 
-  static dev.omnium.jdbc.RouterMXBean bean(String app) throws Exception {
-    return javax.management.JMX.newMXBeanProxy(java.lang.management.ManagementFactory.getPlatformMBeanServer(),
-        new javax.management.ObjectName("dev.omnium:type=Router,name=" + app), dev.omnium.jdbc.RouterMXBean.class);
+  static RouterMXBean bean(String app) throws Exception {
+    return JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
+        new ObjectName("dev.omnium:type=Router,name=" + app), RouterMXBean.class);
   }
 
   interface Fault {

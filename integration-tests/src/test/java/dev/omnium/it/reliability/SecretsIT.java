@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
 import java.net.ServerSocket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -27,10 +27,11 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Suite 7, secrets: with distinctive passwords (the sandbox's random SCRAM password, a password full
@@ -40,28 +41,27 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * statements, result sets and metadata, across normal use, wrong passwords, an unreachable and a
  * restarted replica, exhausted pools and bad URLs that carry the password.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class SecretsIT {
   /** A password with every character a URL parser could trip over. */
   static final String SPECIAL = "Sp3c:@/?#&=+%;" + SecretScan.random(10);
   static final String WRONG = "Wr0ngPw" + SecretScan.random(14);
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).requirePasswords()
+      .heartbeatTableOnly().build();
   static PgCluster cluster;
   static int logMark;
-  static final java.util.concurrent.atomic.AtomicInteger scanned = new java.util.concurrent.atomic.AtomicInteger();
+  static final AtomicInteger scanned = new AtomicInteger();
   static int jmxAttributes;
 
   @BeforeAll
   static void up() throws Exception {
     logMark = LogCapture.mark();
-    cluster = PgCluster.builder().replicas(1).requirePasswords(true).start();
-    Heartbeat.createTable(cluster);
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE ROLE app LOGIN PASSWORD '" + SPECIAL.replace("'", "''") + "'");
-      st.execute("CREATE TABLE notes (id bigserial PRIMARY KEY, body text)");
-      st.execute("GRANT ALL ON notes, notes_id_seq TO app");
-      st.execute("GRANT SELECT ON replica_heartbeat TO app");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
+    cluster = SANDBOX.cluster();
+    SANDBOX.execOnPrimary("CREATE ROLE app LOGIN PASSWORD '" + SPECIAL.replace("'", "''") + "'",
+        "CREATE TABLE notes (id bigserial PRIMARY KEY, body text)",
+        "GRANT ALL ON notes, notes_id_seq TO app",
+        "GRANT SELECT ON replica_heartbeat TO app");
+    SANDBOX.awaitCaughtUp();
   }
 
   static SecretScan scan() {
@@ -74,8 +74,7 @@ class SecretsIT {
 
   @AfterAll
   static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (cluster != null) cluster.close();
+    SANDBOX.stop(); // first: the scan below covers what the shutdown logs
     List<String> lines = LogCapture.since(logMark);
     SecretScan logs = scan();
     logs.lines("SecretsIT log", lines);
@@ -85,7 +84,7 @@ class SecretsIT {
   }
 
   static String url(String app, String extra) {
-    return Urls.of(cluster, app, "maxAge=1s&heartbeatInterval=100ms" + (extra == null ? "" : "&" + extra));
+    return SANDBOX.url(app, "maxAge=1s&heartbeatInterval=100ms" + (extra == null ? "" : "&" + extra));
   }
 
   /** Every object an application can print: the connection, its statements, result sets, metadata. */
@@ -263,7 +262,7 @@ class SecretsIT {
       closed = socket.getLocalPort();
     }
     String app = "secretunreach";
-    String unreachable = Urls.base(cluster, app) + "&replica=127.0.0.1:" + closed
+    String unreachable = SANDBOX.primaryUrl(app, null) + "&replica=127.0.0.1:" + closed
         + "&heartbeatInterval=100ms&fallbackPoolSize=1&poolTimeout=250ms";
     try (Connection a = DriverManager.getConnection(unreachable); Connection b = DriverManager.getConnection(unreachable)) {
       a.setReadOnly(true);

@@ -4,15 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The soak: random faults (replay paused 0.5–8 s, replicas restarted, replicas frozen) on two
@@ -20,27 +19,21 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code omnium.soak.minutes=10}; without the profile it is 0 and the same test runs a bounded
  * 20-second version, so the code path runs in every CI build.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class SoakIT {
   static final int MINUTES = Integer.getInteger("omnium.soak.minutes", 0);
   static final Duration SHORT = Duration.ofSeconds(20);
+  @RegisterExtension
+  @Order(0)
+  static final LogScanned LOGS = new LogScanned();
+  @RegisterExtension
+  @Order(1)
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(2).heartbeatTableOnly()
+      .urlPassword(SecretScan.PASSWORD).build();
   static PgCluster cluster;
-  static int logMark;
 
   @BeforeAll
-  static void up() throws Exception {
-    logMark = LogCapture.mark();
-    cluster = PgCluster.builder().replicas(2).start();
-    Heartbeat.createTable(cluster);
-  }
-
-  @AfterAll
-  static void down() {
-    OmniumDriver.shutdown();
-    if (cluster != null) cluster.close();
-    SecretScan scan = new SecretScan(SecretScan.PASSWORD);
-    scan.lines("SoakIT log", LogCapture.since(logMark));
-    scan.assertClean();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   @Test
@@ -58,7 +51,7 @@ class SoakIT {
     o.randomFreezes = true;
     o.autocommitReaders = 2;
     o.transactionReaders = 1;
-    o.url = Urls.of(cluster, app, "maxAge=1s&heartbeatInterval=100ms&heartbeatWriter=true");
+    o.url = SANDBOX.url(app, "maxAge=1s&heartbeatInterval=100ms&heartbeatWriter=true");
     StalenessRun.Result r = new StalenessRun(o).run();
     StalenessIT.report(MINUTES > 0 ? "soak-" + MINUTES + "min" : "soak-short", o, r);
 

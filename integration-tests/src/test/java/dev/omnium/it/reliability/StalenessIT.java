@@ -4,43 +4,37 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Suite 1, the bounded staleness checker: a read routed by omnium never misses a commit older than
  * maxAge, while replay is paused and resumed at random (0.5–8 s) and the replica is restarted. Run
  * with maxAge 1 s and 5 s; see {@link StalenessRun} for the check itself.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class StalenessIT {
   /** Each run stays near 30 s so that the reliability package fits the CI budget. */
   static final Duration RUN = Duration.ofSeconds(25);
+  @RegisterExtension
+  @Order(0)
+  static final LogScanned LOGS = new LogScanned();
+  /** The driver's own writer (heartbeatWriter=true) keeps the heartbeat table beating. */
+  @RegisterExtension
+  @Order(1)
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).heartbeatTableOnly()
+      .urlPassword(SecretScan.PASSWORD).build();
   static PgCluster cluster;
-  static int logMark;
 
   @BeforeAll
-  static void up() throws Exception {
-    logMark = LogCapture.mark();
-    cluster = PgCluster.builder().replicas(1).start();
-    Heartbeat.createTable(cluster); // the driver's own writer (heartbeatWriter=true) keeps it beating
-  }
-
-  @AfterAll
-  static void down() {
-    OmniumDriver.shutdown();
-    if (cluster != null) cluster.close();
-    SecretScan scan = new SecretScan(SecretScan.PASSWORD);
-    scan.lines("StalenessIT log", LogCapture.since(logMark));
-    scan.assertClean();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   @Test
@@ -61,7 +55,7 @@ class StalenessIT {
     o.maxAge = maxAge;
     o.duration = RUN;
     o.script = List.of("longPause", "restart"); // then random pauses of 0.5-8 s
-    o.url = Urls.of(cluster, app, "maxAge=" + maxAge.toMillis() + "ms&heartbeatInterval=100ms&heartbeatWriter=true");
+    o.url = SANDBOX.url(app, "maxAge=" + maxAge.toMillis() + "ms&heartbeatInterval=100ms&heartbeatWriter=true");
     StalenessRun.Result r = new StalenessRun(o).run();
     report("staleness-" + app, o, r);
 

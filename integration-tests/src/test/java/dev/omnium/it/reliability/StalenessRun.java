@@ -3,6 +3,7 @@ package dev.omnium.it.reliability;
 import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.Poll;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -242,7 +243,8 @@ final class StalenessRun {
               }
               c.commit();
             } catch (SQLException e) {
-              // Later statements may surface a lost replica (design rule 5): allowed, counted.
+              // Later statements may surface a lost replica (docs/routing-contract.md,
+              // rule 5): allowed, counted.
               r.laterErrors.add(e.getSQLState() + " " + e.getMessage());
               rollbackQuietly(c);
             }
