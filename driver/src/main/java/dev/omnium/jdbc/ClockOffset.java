@@ -43,7 +43,7 @@ final class ClockOffset {
     return size > 0;
   }
 
-  /** Server clock minus client clock, in microseconds (positive: the server is ahead); 0 when unknown. */
+  /** Server clock minus client clock in microseconds (positive: server ahead); 0 when unknown. */
   synchronized long offsetMicros() {
     int best = best();
     return best < 0 ? 0 : offsetMicros[best];

@@ -211,7 +211,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
           moveTo(State.NO_HEARTBEAT_ROW, "beat_at is null in " + table);
           return;
         }
-        // The heartbeat's age (replica clock minus primary clock) is never used: only positions are.
+        // The heartbeat's age (replica clock minus primary clock) is never used: positions are.
         long replay = replayLsn;
         beatNanos = replay == 0 ? UNKNOWN : timeline.containsCommitsBefore(replay);
         moveTo(State.OK, null);

@@ -33,7 +33,8 @@ final class PrimaryWalSampler implements Runnable, AutoCloseable {
   private volatile String lastError;
   private boolean failing;
 
-  PrimaryWalSampler(PgConnector connector, WalTimeline timeline, Duration interval, String threadName) {
+  PrimaryWalSampler(PgConnector connector, WalTimeline timeline, Duration interval,
+      String threadName) {
     this.connector = connector;
     this.timeline = timeline;
     this.intervalNanos = interval.toNanos();
@@ -97,8 +98,9 @@ final class PrimaryWalSampler implements Runnable, AutoCloseable {
       lastError = msg;
       if (!failing) {
         failing = true;
-        log.warn("omnium: cannot read the primary's WAL position: {}. Replica lag grows from the last"
-            + " sample until it can; reads go to the fallback pool once it exceeds maxAge.", msg);
+        log.warn("omnium: cannot read the primary's WAL position: {}. Replica lag grows from the"
+            + " last sample until it can; reads go to the fallback pool once it exceeds maxAge.",
+            msg);
       }
     }
   }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** NTP-style offset: midpoint of request and response, the shortest round trip of the window wins. */
+/** NTP-style offset: midpoint of request and response; the window's shortest round trip wins. */
 class ClockOffsetTest {
   private static final long T = 1_700_000_000_000_000L; // client epoch micros
 

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
-/** Lag arithmetic: effective lag = now minus the client time the replica is known to cover; unknown is infinite. */
+/** Lag arithmetic: now minus the client time the replica is known to cover; unknown is infinite. */
 class LagWatcherTest {
   private static final long MS = 1_000_000L;
   private static final long T0 = 1_000_000 * MS; // an arbitrary nanoTime origin

@@ -24,7 +24,7 @@ class WalTimelineTest {
     t.add(T0 + 200 * MS, 300);
     assertEquals(T0 + 200 * MS, t.containsCommitsBefore(300), "caught up: the newest sample");
     assertEquals(T0 + 200 * MS, t.containsCommitsBefore(350), "ahead of the newest sample");
-    assertEquals(T0 + 100 * MS, t.containsCommitsBefore(299), "just short of 300: only 200 is covered");
+    assertEquals(T0 + 100 * MS, t.containsCommitsBefore(299), "short of 300: only 200 is covered");
     assertEquals(T0, t.containsCommitsBefore(100));
     assertEquals(WalTimeline.UNKNOWN, t.containsCommitsBefore(99), "older than every sample");
   }

@@ -88,7 +88,7 @@ public final class FakeTime {
     return wrapped;
   }
 
-  /** libfaketime's relative offset in seconds with a sign, e.g. {@code +3.000} or {@code -30.250}. */
+  /** libfaketime's relative offset: signed seconds, e.g. {@code +3.000} or {@code -30.250}. */
   static String spec(Duration offset) {
     long ms = offset.toMillis();
     String abs = String.format(Locale.ROOT, "%d.%03d", Math.abs(ms) / 1000,

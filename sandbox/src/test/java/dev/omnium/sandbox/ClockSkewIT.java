@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The clock-skew control: a node restarted under libfaketime reports a shifted clock, and streams. */
+/** The clock-skew control: a node restarted under libfaketime shows a shifted clock and streams. */
 @ExtendWith(PgClusterLogsOnFailure.class)
 @Timeout(180)
 class ClockSkewIT {
