@@ -117,22 +117,30 @@ final class PrimaryWalSampler implements Runnable, AutoCloseable {
     }
   }
 
-  @Override
-  public void close() {
+  /**
+   * Asks the thread to end without waiting: a sample in flight on a frozen primary is aborted,
+   * so closing many routers costs no socket timeout. {@link #close()} also waits.
+   */
+  void stop() {
     closed = true;
     LockSupport.unpark(thread);
-    try {
-      thread.join(2000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
     Connection c = connection;
-    if (thread.isAlive() && c != null) {
+    if (c != null && thread.getState() == Thread.State.RUNNABLE) {
       try {
         c.abort(Runnable::run);
       } catch (SQLException | RuntimeException ignored) {
         // the socket timeout ends the thread
       }
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+    try {
+      thread.join(500);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }
