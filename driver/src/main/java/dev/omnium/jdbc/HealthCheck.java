@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -97,6 +99,7 @@ final class HealthCheck {
 
     try {
       collectAll(all, cfg.heartbeatTable(), lockKey, lockKeyError);
+      measureLag(r);
       r.evaluate();
       r.readLargestTables();
     } finally {
@@ -132,6 +135,77 @@ final class HealthCheck {
         s.reachable = false;
         s.error = "no answer within " + SERVER_DEADLINE_MILLIS / 1000 + "s";
       }
+    }
+  }
+
+  /** Polls a replica's replay position this often while waiting for it to pass the primary's. */
+  static final long LAG_POLL_MILLIS = 20;
+  /** Skew below this (beyond the estimate's own uncertainty) is not worth a note. */
+  static final long SKEW_NOTE_MICROS = 100_000;
+
+  /**
+   * Each replica's lag by the router's clock-free measure: read the primary's WAL insert position
+   * at client time {@code s0}, then poll each replica's replay position; once it reaches that
+   * position (at client time {@code t}) the replica shows every commit from before {@code s0},
+   * so its staleness is at most {@code t - s0}. A replica still short of it after maxAge is over
+   * maxAge. Only this machine's monotonic clock is used; the wait is bounded by maxAge.
+   */
+  static void measureLag(Report r) {
+    List<HealthServer> pending = new ArrayList<>();
+    for (HealthServer s : r.replicas) {
+      if (s.isStandby() && s.beat == Beat.OK) {
+        s.beatSeconds = null; // the replica's clock minus the primary's: never used
+        pending.add(s);
+      }
+    }
+    if (pending.isEmpty()) {
+      return;
+    }
+    if (!r.primary.isPrimary()) {
+      for (HealthServer s : pending) {
+        s.lagError = "lag unknown: the primary's WAL position cannot be read (primary "
+            + (r.primary.reachable ? "in recovery" : "unreachable") + ")";
+      }
+      return;
+    }
+    long s0 = System.nanoTime();
+    long target;
+    try {
+      target = r.primary.insertLsn();
+    } catch (SQLException | RuntimeException e) {
+      for (HealthServer s : pending) {
+        s.lagError = "lag unknown: cannot read the primary's WAL position: "
+            + HealthServer.message(e);
+      }
+      return;
+    }
+    long deadline = s0 + r.cfg.maxAge().toNanos();
+    while (true) {
+      for (Iterator<HealthServer> it = pending.iterator(); it.hasNext(); ) {
+        HealthServer s = it.next();
+        try {
+          long replay = s.replayLsn();
+          if (replay != 0 && Long.compareUnsigned(replay, target) >= 0) {
+            s.beatSeconds = (System.nanoTime() - s0) / 1e9;
+            it.remove();
+          }
+        } catch (SQLException | RuntimeException e) {
+          s.lagError = "lag unknown: cannot read the replay position: " + HealthServer.message(e);
+          it.remove();
+        }
+      }
+      long now = System.nanoTime();
+      if (pending.isEmpty()) {
+        return;
+      }
+      if (now - deadline >= 0) {
+        for (HealthServer s : pending) {
+          s.beatSeconds = (now - s0) / 1e9;
+          s.lagOver = true;
+        }
+        return;
+      }
+      LockSupport.parkNanos(Math.min(deadline - now, LAG_POLL_MILLIS * 1_000_000L));
     }
   }
 
@@ -232,7 +306,8 @@ final class HealthCheck {
 
     /** Reachable, in recovery, heartbeat read and within maxAge: reads may be routed to it. */
     boolean isFresh(HealthServer r) {
-      return r.isStandby() && r.beat == Beat.OK && r.beatSeconds <= maxAgeSeconds();
+      return r.isStandby() && r.beat == Beat.OK && r.beatSeconds != null && !r.lagOver
+          && r.beatSeconds <= maxAgeSeconds();
     }
 
     // ---- judgement ----
@@ -291,11 +366,13 @@ final class HealthCheck {
               beatProblem(r) + ": lag unknown, reads go to the fallback pool");
         } else if (r.beat != Beat.OK) {
           add(Severity.DEGRADED, w, "cannot read the heartbeat on the replica: " + r.beatError);
-        } else if (r.beatSeconds > maxAgeSeconds()) {
+        } else if (r.beatSeconds == null) {
+          add(Severity.DEGRADED, w, r.lagError + ": reads go to the fallback pool");
+        } else if (r.lagOver || r.beatSeconds > maxAgeSeconds()) {
           String why = Boolean.TRUE.equals(r.replayPaused) ? " (WAL replay is paused)"
               : r.walReceiver == null ? " (no WAL receiver: not streaming)"
               : !"streaming".equals(r.walReceiver) ? " (WAL receiver " + r.walReceiver + ")" : "";
-          add(Severity.DEGRADED, w, "heartbeat lag " + HealthTable.seconds(r.beatSeconds)
+          add(Severity.DEGRADED, w, "heartbeat lag " + lagText(r)
               + " is over maxAge " + duration(cfg.maxAge()) + why
               + ": reads go to the fallback pool");
         } else if (r.walReceiver == null) {
@@ -303,6 +380,7 @@ final class HealthCheck {
         }
       }
       for (HealthServer s : servers()) {
+        skew(s);
         for (String e : s.sectionErrors) {
           add(Severity.NOTE, where(s), "could not read " + e);
         }
@@ -336,6 +414,28 @@ final class HealthCheck {
         default:
           return HeartbeatProblems.recoveryConflict(s.beatError);
       }
+    }
+
+    /**
+     * A NOTE when a server's clock is off this machine's by more than {@link #SKEW_NOTE_MICROS}
+     * beyond the estimate's uncertainty, DEGRADED beyond half of maxAge.
+     */
+    private void skew(HealthServer s) {
+      ClockOffset o = s.clockOffset;
+      if (!s.reachable || !o.known()) {
+        return;
+      }
+      long off = o.offsetMicros();
+      long sure = Math.abs(off) - o.uncertaintyMicros();
+      if (sure <= SKEW_NOTE_MICROS) {
+        return;
+      }
+      boolean degraded = sure * 2 > cfg.maxAge().toNanos() / 1000;
+      add(degraded ? Severity.DEGRADED : Severity.NOTE, where(s), "clock skew: its clock is "
+          + offsetText(o) + " off this machine's (" + (off > 0 ? "ahead" : "behind") + ")"
+          + (degraded ? ", more than half of maxAge " + duration(cfg.maxAge()) : "")
+          + "; lag is measured without server clocks, but its timestamps (now(), beat_at, logs)"
+          + " disagree with the other servers'");
     }
 
     /** Heavy queries on the freshest replica, else on the primary; never on a stale replica. */
@@ -429,15 +529,16 @@ final class HealthCheck {
           col("inRecovery", "in recovery", Kind.BOOL), col("replay", "replay", Kind.TEXT),
           col("walReceiver", "wal receiver", Kind.TEXT),
           col("lag", "heartbeat lag", Kind.TEXT), col("replayBehind", "replay behind", Kind.BYTES),
-          col("connections", "connections", Kind.TEXT)));
+          col("connections", "connections", Kind.TEXT),
+          col("clockOffset", "clock offset", Kind.TEXT)));
       for (HealthServer s : servers()) {
         String lag = null;
         String replay = null;
         String receiver = null;
         Long behind = null;
         if (s.reachable && s != primary) {
-          lag = s.beat == Beat.OK ? HealthTable.seconds(s.beatSeconds)
-              + (s.beatSeconds <= maxAgeSeconds() ? " (fresh)" : " (stale)") : beatWord(s.beat);
+          lag = s.beat != Beat.OK ? beatWord(s.beat) : s.beatSeconds == null ? "unknown"
+              : lagText(s) + (isFresh(s) ? " (fresh)" : " (stale)");
           if (s.isStandby()) {
             replay = Boolean.TRUE.equals(s.replayPaused) ? "paused" : "running";
             receiver = s.walReceiver == null ? "none" : s.walReceiver;
@@ -445,7 +546,8 @@ final class HealthCheck {
           }
         }
         t.add(s.label, s.endpoint, s.reachable, s.version, s.inRecovery, replay, receiver, lag,
-            behind, s.reachable ? s.clientConnections + "/" + s.maxConnections : null);
+            behind, s.reachable ? s.clientConnections + "/" + s.maxConnections : null,
+            s.reachable && s.clockOffset.known() ? offsetText(s.clockOffset) : null);
       }
       return t;
     }
@@ -580,6 +682,8 @@ final class HealthCheck {
         m.put("walReceiver", r.walReceiver);
         m.put("heartbeatState", r.reachable ? beatWord(r.beat) : null);
         m.put("lagSeconds", r.beatSeconds);
+        m.put("lagOverSeconds", r.lagOver); // true: the lag is more than lagSeconds
+        m.put("lagError", r.lagError);
         m.put("fresh", isFresh(r));
         m.put("heartbeatError", r.beatError);
         m.put("replayBehindBytes", replayBehind(r));
@@ -609,6 +713,10 @@ final class HealthCheck {
       m.put("walLsn", s.walLsn);
       m.put("clientConnections", s.clientConnections);
       m.put("maxConnections", s.maxConnections);
+      boolean clock = s.reachable && s.clockOffset.known();
+      m.put("clockOffsetSeconds", clock ? s.clockOffset.offsetMicros() / 1e6 : null);
+      m.put("clockOffsetUncertaintySeconds",
+          clock ? s.clockOffset.uncertaintyMicros() / 1e6 : null);
       return m;
     }
 
@@ -648,6 +756,16 @@ final class HealthCheck {
 
     private void add(Severity severity, String where, String message) {
       problems.add(new Problem(severity, where, message));
+    }
+
+    private static String lagText(HealthServer r) {
+      return (r.lagOver ? ">" : "") + HealthTable.seconds(r.beatSeconds);
+    }
+
+    /** {@code +3.002s ±0.001s}. */
+    private static String offsetText(ClockOffset o) {
+      return String.format(Locale.ROOT, "%+.3fs ±%.3fs", o.offsetMicros() / 1e6,
+          o.uncertaintyMicros() / 1e6);
     }
 
     private static String where(HealthServer s) {

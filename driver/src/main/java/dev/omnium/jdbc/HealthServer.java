@@ -147,9 +147,18 @@ final class HealthServer {
   String walReceiver;
 
   Beat beat = Beat.NOT_READ;
-  /** Primary: age of beat_at; replica: heartbeat lag. Seconds, never negative. */
+  /**
+   * Primary: age of beat_at on its own clock; replica: effective lag, the clock-free bound of
+   * {@link HealthCheck#measureLag} (null when it could not be measured). Seconds, never negative.
+   */
   Double beatSeconds;
   String beatError;
+  /** Replica: still short of the primary's position when check stopped waiting: lag is over it. */
+  boolean lagOver;
+  /** Replica: why its lag could not be measured. */
+  String lagError;
+  /** This server's clock minus the check's, NTP-style (reported, never used for lag). */
+  final ClockOffset clockOffset = new ClockOffset();
 
   HealthTable writerLock;
   HealthTable replication;
@@ -204,6 +213,7 @@ final class HealthServer {
       return;
     }
 
+    section("clock offset", this::measureClock);
     readHeartbeat(heartbeatTable);
     if (inRecovery) {
       section("pg_stat_wal_receiver", () -> {
@@ -253,6 +263,38 @@ final class HealthServer {
       } catch (SQLException ignored) {
         // the report is written already
       }
+    }
+  }
+
+  /** A few round trips; the shortest wins (see {@link ClockOffset}). */
+  private void measureClock() throws SQLException {
+    try (Statement st = connection.createStatement()) {
+      for (int i = 0; i < 3; i++) {
+        long sent = ClockOffset.nowMicros();
+        try (ResultSet rs = st.executeQuery(
+            "SELECT extract(epoch FROM clock_timestamp())::float8")) {
+          long received = ClockOffset.nowMicros();
+          rs.next();
+          clockOffset.record(sent, received, rs.getDouble(1));
+        }
+      }
+    }
+  }
+
+  /** The primary's WAL insert position now (unsigned). */
+  long insertLsn() throws SQLException {
+    return lsn("SELECT pg_current_wal_insert_lsn()::text");
+  }
+
+  /** A standby's replay position now (unsigned), 0 when it has none. */
+  long replayLsn() throws SQLException {
+    return lsn("SELECT pg_last_wal_replay_lsn()::text");
+  }
+
+  private long lsn(String sql) throws SQLException {
+    try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      String v = rs.next() ? rs.getString(1) : null;
+      return v == null ? 0 : Lsn.parse(v);
     }
   }
 

@@ -11,13 +11,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Measures one replica's lag from the heartbeat row, on a dedicated connection and thread.
+ * Measures one replica's lag on a dedicated connection and thread, with the client's monotonic
+ * clock only.
  *
- * <p>The whole measurement is one volatile long, {@code beatNanos}: the local {@link
- * System#nanoTime()} at which the replica's data was current. Effective lag is then {@code now -
- * beatNanos}, which is "last measured lag + time since the measurement" without any arithmetic on
- * the hot path. The measurement is taken against the time the probe was sent, so it can only
- * overstate lag.
+ * <p>The whole measurement is one volatile long, {@code beatNanos}: a local {@link
+ * System#nanoTime()} before which every commit on the primary is visible on the replica. Each
+ * probe reads the replica's replay position and looks it up in the router's {@link WalTimeline}
+ * (the primary's insert position sampled with client timestamps): the latest sample at or below
+ * the replay position gives {@code beatNanos}. Effective lag {@code now - beatNanos} is therefore
+ * an upper bound on the replica's staleness whatever the servers' clocks say; no server clock is
+ * compared with another. The probe still reads the heartbeat row: it keeps WAL moving on an idle
+ * database (so the bound stays tight) and tells a missing table or writer apart. The replica's
+ * clock is read only to estimate its offset for reports ({@link ClockOffset}).
  */
 final class LagWatcher implements Runnable, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LagWatcher.class);
@@ -44,6 +49,8 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private final long intervalNanos;
   private final long stallNanos;
   private final Thread thread;
+  private final WalTimeline timeline;
+  private final ClockOffset clockOffset = new ClockOffset();
 
   private volatile long beatNanos = UNKNOWN;
   /**
@@ -65,11 +72,19 @@ final class LagWatcher implements Runnable, AutoCloseable {
 
   LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval,
       String threadName) {
+    this(name, connector, heartbeatTable, interval, threadName, new WalTimeline(64));
+  }
+
+  /** @param timeline the primary's WAL positions in client time, shared by a router's watchers */
+  LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval,
+      String threadName, WalTimeline timeline) {
     this.name = name;
+    this.timeline = timeline;
     this.connector = connector;
     this.table = heartbeatTable;
     this.query = "SELECT pg_is_in_recovery(), extract(epoch FROM now() - beat_at)::float8, "
-        + "pg_last_wal_replay_lsn()::text FROM " + heartbeatTable + " WHERE id = 1";
+        + "pg_last_wal_replay_lsn()::text, extract(epoch FROM clock_timestamp())::float8 FROM "
+        + heartbeatTable + " WHERE id = 1";
     this.intervalNanos = interval.toNanos();
     // A healthy probe takes milliseconds; one that takes two intervals means a frozen or
     // black-holed server.
@@ -142,13 +157,24 @@ final class LagWatcher implements Runnable, AutoCloseable {
     return lastError;
   }
 
+  /** The replica's clock offset from this client's (reported only, never used to route). */
+  ClockOffset clockOffset() {
+    return clockOffset;
+  }
+
   /**
-   * Stores a measurement: the replica reported {@code lagSeconds} for a probe sent at {@code
-   * sentNanos}. Negative readings (clock skew between the servers) count as zero.
+   * Stores a measurement: the replica was {@code lagSeconds} behind at {@code sentNanos}
+   * (negative: zero). Tests and benchmarks set the lag this way; probes use
+   * {@link #containsCommitsBefore}.
    */
   void record(long sentNanos, double lagSeconds) {
     long lagNanos = lagSeconds > 0 ? (long) (lagSeconds * 1e9) : 0L;
     beatNanos = sentNanos - lagNanos;
+  }
+
+  /** Stores a measurement: the replica shows every commit from before {@code clientNanos}. */
+  void containsCommitsBefore(long clientNanos) {
+    beatNanos = clientNanos;
   }
 
   /** Marks a probe as in flight since {@code startedNanos} (0: none), as the probe loop does. */
@@ -182,16 +208,19 @@ final class LagWatcher implements Runnable, AutoCloseable {
     probeStartedNanos = sent;
     try {
       if (connection == null) connection = connector.connect();
+      long sentMicros = ClockOffset.nowMicros();
       try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(query)) {
+        long receivedMicros = ClockOffset.nowMicros();
         if (!rs.next()) {
           beatNanos = UNKNOWN;
           moveTo(State.NO_HEARTBEAT_ROW, "no row with id = 1 in " + table);
           return;
         }
         boolean inRecovery = rs.getBoolean(1);
-        double seconds = rs.getDouble(2);
+        rs.getDouble(2); // only whether there is a beat matters
         boolean noBeat = rs.wasNull();
         String lsn = rs.getString(3);
+        clockOffset.record(sentMicros, receivedMicros, rs.getDouble(4));
         if (!inRecovery) {
           beatNanos = UNKNOWN;
           moveTo(State.NOT_IN_RECOVERY,
@@ -204,7 +233,9 @@ final class LagWatcher implements Runnable, AutoCloseable {
           moveTo(State.NO_HEARTBEAT_ROW, "beat_at is null in " + table);
           return;
         }
-        record(sent, seconds);
+        // The heartbeat's age (replica clock minus primary clock) is never used: positions are.
+        long replay = replayLsn;
+        beatNanos = replay == 0 ? UNKNOWN : timeline.containsCommitsBefore(replay);
         moveTo(State.OK, null);
       }
     } catch (SQLException e) {

@@ -35,6 +35,7 @@ final class Router implements AutoCloseable, RouterMXBean {
   private final PrimarySource primary;
   private final ObjectName objectName;
   private final HeartbeatWriter heartbeatWriter;
+  private final PrimaryWalSampler walSampler;
   final List<LagAlertListener> listeners = new CopyOnWriteArrayList<>();
   private int rotation; // racy on purpose: it only spreads ties between equally loaded replicas
 
@@ -78,6 +79,7 @@ final class Router implements AutoCloseable, RouterMXBean {
     this.fallbackBudget = FallbackBudget.join(config);
 
     List<HostSpec> hosts = config.replicas();
+    this.walSampler = hosts.isEmpty() ? null : walSampler(config.primaryUrl(), app);
     this.replicas = new ReplicaEndpoint[hosts.size()];
     for (int i = 0; i < replicas.length; i++) {
       HostSpec h = hosts.get(i);
@@ -86,8 +88,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       PgConnector pooled = connector(Route.REPLICA, url, app + " replica " + name);
       PgConnector watching = connector(Route.WATCHER, url, app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
-          config.heartbeatInterval(),
-          "omnium-lag-" + app + "-" + name);
+          config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id,
           new ReplicaSessions(pooled, watcher),
           config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(),
@@ -98,6 +99,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       replicas[i] = new ReplicaEndpoint(name, watcher, pool);
       watcher.onTimeout(replicas[i]::abortLent);
     }
+    if (walSampler != null) walSampler.start();
     for (ReplicaEndpoint r : replicas) r.watcher.start();
     if (config.heartbeatWriter()) {
       heartbeatWriter = new HeartbeatWriter(
@@ -113,6 +115,24 @@ final class Router implements AutoCloseable, RouterMXBean {
           + " the fallback pool"
           + " (at most {} connections)", app, config.fallbackPoolSize());
     }
+  }
+
+  /**
+   * The clock-free lag measure's primary side: one session {@code <applicationName>:lag} on the
+   * primary per router, one query per heartbeatInterval.
+   */
+  private PrimaryWalSampler walSampler(String primaryUrl, String app) {
+    // the watcher's bounds: a sample takes milliseconds, a frozen primary must be noticed soon
+    Properties p = ClientTimeouts.apply(config, Route.WATCHER,
+        config.physicalProperties(Route.HEARTBEAT));
+    p.setProperty("ApplicationName", app + ":lag");
+    long interval = config.heartbeatInterval().toNanos();
+    long horizon = Math.max(TimeUnit.SECONDS.toNanos(60), 2 * Math.max(config.maxAge().toNanos(),
+        config.lagAlertThreshold().toNanos()));
+    PgConnector connector = credentials.track(Route.HEARTBEAT,
+        new PgConnector(primaryUrl, p, app + " primary lag sampler"));
+    return new PrimaryWalSampler(connector, WalTimeline.covering(horizon, interval),
+        config.heartbeatInterval(), "omnium-wal-" + app);
   }
 
   /**
@@ -258,8 +278,10 @@ final class Router implements AutoCloseable, RouterMXBean {
     credentials.closing();
     if (heartbeatWriter != null) heartbeatWriter.stop();
     for (ReplicaEndpoint r : replicas) r.watcher.stop();
+    if (walSampler != null) walSampler.stop();
     if (heartbeatWriter != null) heartbeatWriter.close();
     for (ReplicaEndpoint r : replicas) r.watcher.close();
+    if (walSampler != null) walSampler.close();
     for (ReplicaEndpoint r : replicas) r.pool.close();
     fallback.close();
     fallbackBudget.leave();
@@ -327,6 +349,23 @@ final class Router implements AutoCloseable, RouterMXBean {
   @Override
   public boolean isHeartbeatLeader() {
     return heartbeatWriter != null && heartbeatWriter.isLeader();
+  }
+
+  @Override
+  public Map<String, Long> getClockOffsetMillis() {
+    Map<String, Long> offsets = new LinkedHashMap<>();
+    if (walSampler != null) putOffset(offsets, "primary", walSampler.clockOffset());
+    for (ReplicaEndpoint r : replicas) putOffset(offsets, r.name, r.watcher.clockOffset());
+    return offsets;
+  }
+
+  private static void putOffset(Map<String, Long> offsets, String server, ClockOffset o) {
+    if (o.known()) offsets.put(server, Math.round(o.offsetMicros() / 1000.0));
+  }
+
+  /** The primary's clock offset estimate, null before the first sample or without replicas. */
+  ClockOffset primaryClockOffset() {
+    return walSampler == null ? null : walSampler.clockOffset();
   }
 
   @Override

@@ -66,4 +66,15 @@ public interface RouterMXBean {
 
   /** @return true while this process holds the heartbeat writer lock */
   boolean isHeartbeatLeader();
+
+  /**
+   * Estimated wall-clock offset of each server from this process's clock, in milliseconds
+   * (positive: the server's clock is ahead), NTP-style from request and response times; keys
+   * {@code primary} and each replica's {@code host:port}, a server without an estimate yet is
+   * absent. Reported only: lag is measured with this process's monotonic clock, so skew never
+   * changes routing.
+   *
+   * @return offsets by server
+   */
+  Map<String, Long> getClockOffsetMillis();
 }

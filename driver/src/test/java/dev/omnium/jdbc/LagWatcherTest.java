@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
-/** Lag arithmetic: effective lag = measured lag + age of the measurement; unknown is infinite. */
+/** Lag arithmetic: now minus the client time the replica is known to cover; unknown is infinite. */
 class LagWatcherTest {
   private static final long MS = 1_000_000L;
   private static final long T0 = 1_000_000 * MS; // an arbitrary nanoTime origin
@@ -63,6 +63,21 @@ class LagWatcherTest {
     w.record(T0, 0.1);
     w.forget();
     assertEquals(Long.MAX_VALUE, w.effectiveLagNanos(T0));
+  }
+
+  @Test
+  void aPositionMeasurementIsTheAgeOfTheSampleItCovers() {
+    LagWatcher w = watcher(Duration.ofMillis(100));
+    WalTimeline t = new WalTimeline(8);
+    t.add(T0, 1000);
+    t.add(T0 + 100 * MS, 2000);
+    w.containsCommitsBefore(t.containsCommitsBefore(1500));
+    assertEquals(300 * MS, w.effectiveLagNanos(T0 + 300 * MS), "covers the sample sent at T0 only");
+    assertFalse(w.isFresh(T0 + 300 * MS, 250 * MS));
+    w.containsCommitsBefore(t.containsCommitsBefore(2000));
+    assertEquals(200 * MS, w.effectiveLagNanos(T0 + 300 * MS));
+    w.containsCommitsBefore(t.containsCommitsBefore(999));
+    assertEquals(Long.MAX_VALUE, w.effectiveLagNanos(T0 + 300 * MS), "older than every sample");
   }
 
   @Test

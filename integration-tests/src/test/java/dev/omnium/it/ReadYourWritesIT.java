@@ -148,6 +148,13 @@ class ReadYourWritesIT {
   @Test
   void aTokenCarriesTheWriteToAnotherThreadAndConnection() throws Exception {
     try (OmniumDataSource db = new OmniumDataSource(url("rywtoken", "token") + "&primaryPoolSize=2&replicaPoolSize=2")) {
+      // This data source's own router must have seen the replica fresh before replay stops: lag
+      // is measured against primary positions it sampled, so it cannot date an older position.
+      Poll.until(Duration.ofSeconds(10), "a fresh replica for the data source", () -> {
+        try (OmniumConnection c = db.read()) {
+          return Where.of(c).inRecovery();
+        }
+      });
       pauseWithTheReplicaStillFresh(url("rywtoken", "token"));
       long id = IDS.incrementAndGet();
       String token;

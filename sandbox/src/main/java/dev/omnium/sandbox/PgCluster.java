@@ -442,6 +442,41 @@ public final class PgCluster implements AutoCloseable {
     awaitAccepting(node);
   }
 
+  /**
+   * Restarts a node (fast shutdown, same port, same data) with its wall clock shifted by
+   * {@code offset} through libfaketime: {@code now()}, {@code clock_timestamp()} and every
+   * timestamp it writes (a heartbeat's {@code beat_at}, say) are that far ahead (positive) or
+   * behind (negative) real time. {@link Duration#ZERO} restarts it with the real clock. A replica
+   * reconnects to the primary by itself; {@link #awaitStreaming} waits for that. Check
+   * {@link FakeTime#available()} first (tests skip with {@link FakeTime#unavailableReason()}).
+   *
+   * @param node a node of this cluster
+   * @param offset how far its clock is shifted
+   * @throws PgSandboxException when libfaketime is unavailable or the node does not start
+   */
+  public void skewClock(PgNode node, Duration offset) {
+    Objects.requireNonNull(offset, "offset");
+    if (!offset.isZero()) {
+      FakeTime.library(); // fail before stopping anything
+    }
+    synchronized (controlLock) {
+      checkOpen();
+      PgServer s = serverOf(node);
+      s.stop(false);
+      s.clockOffset(offset);
+      s.start();
+    }
+    awaitAccepting(node);
+  }
+
+  /**
+   * @param node a node of this cluster
+   * @return the shift of its wall clock set by {@link #skewClock}; zero when real
+   */
+  public Duration clockOffset(PgNode node) {
+    return serverOf(node).clockOffset();
+  }
+
   /** Fast shutdown and start of the primary, on the same port; replicas reconnect by themselves. */
   public void restartPrimary() {
     synchronized (controlLock) {

@@ -26,6 +26,8 @@ final class PgServer {
   private final PgBinaries bin;
   private final ServerUser user;
   private volatile boolean frozen;
+  /** Wall-clock shift of the server's processes (libfaketime) from their next start; zero: none. */
+  private volatile Duration clockOffset = Duration.ZERO;
 
   PgServer(PgNode node, Path dataDir, PgBinaries bin, ServerUser user) {
     this.node = node;
@@ -46,14 +48,24 @@ final class PgServer {
     return frozen;
   }
 
+  Duration clockOffset() {
+    return clockOffset;
+  }
+
+  /** Takes effect at the next {@link #start()}. */
+  void clockOffset(Duration offset) {
+    this.clockOffset = offset;
+  }
+
   /**
    * Starts the server and waits (pg_ctl -w) until it accepts connections; a standby counts once it
    * reached a consistent state. Throws {@link PortTakenException} when its port is in use.
    */
   void start() {
     long logOffset = logSize();
-    ProcessRunner.Result r = user.run(List.of(bin.pgCtl(), "start", "-D", dataDir.toString(),
-        "-l", node.logFile().toString(), "-w", "-t", "60", "-s"), PG_CTL_TIMEOUT);
+    ProcessRunner.Result r = user.run(FakeTime.wrap(clockOffset, List.of(bin.pgCtl(), "start",
+        "-D", dataDir.toString(), "-l", node.logFile().toString(), "-w", "-t", "60", "-s")),
+        PG_CTL_TIMEOUT);
     if (r.ok()) {
       return;
     }

@@ -27,7 +27,7 @@ import javax.management.ObjectName;
  *   <li>{@link #assertQuiescent}: with every logical connection closed, each internal pool of the
  *       application reports zero active connections and no waiting thread, and {@code pg_stat_activity}
  *       shows no session of it beyond the pools' idle ones (per route, never more than the pool
- *       holds, all idle), one lag watcher per replica and at most one heartbeat writer.</li>
+ *       holds, all idle), one lag watcher per replica, one primary WAL sampler and at most one heartbeat writer.</li>
  *   <li>{@link #assertGone}: after every data source is closed and {@code OmniumDriver.shutdown()},
  *       no session of the application on any server, no pool or router MBean, no thread.</li>
  * </ul>
@@ -168,7 +168,8 @@ final class Leaks {
             allowed = total(pools, app + "-replica-", port);
             break;
           case "lag":
-            allowed = count(pools, app + "-replica-", port);
+            // one watcher per replica, plus one primary WAL sampler per router on the primary
+            allowed = count(pools, app + "-replica-", port) + (node == cluster.primary() ? routers(app) : 0);
             break;
           case "heartbeat":
             allowed = node == cluster.primary() ? routers(app) : 0; // one writer connection per router at most

@@ -69,6 +69,8 @@ final class StalenessRun {
     /** Whether the random faults after the script include restarts and freezes (else pauses only). */
     boolean randomRestarts;
     boolean randomFreezes;
+    /** False: no random fault after the script, the replica stays healthy for the rest of the run. */
+    boolean randomFaults = true;
     Duration readerPause = Duration.ofMillis(10);
     Duration writerPause = Duration.ofMillis(5);
   }
@@ -93,6 +95,22 @@ final class StalenessRun {
     long acquireFailures;
     List<String> stuckThreads = new ArrayList<>();
     long seed;
+    /** When the readers started (nanoTime). */
+    long startNanos;
+
+    /**
+     * True when no fault was active at {@code nanos} nor ended less than {@code settleNanos}
+     * before it, and the run had started at least {@code settleNanos} before.
+     */
+    boolean healthyAt(long nanos, long settleNanos) {
+      if (nanos < startNanos + settleNanos) return false;
+      synchronized (faults) {
+        for (Fault f : faults) {
+          if (nanos >= f.beginNanos() && nanos < f.endNanos() + settleNanos) return false;
+        }
+      }
+      return true;
+    }
 
     long faults(String kind) {
       synchronized (faults) {
@@ -155,6 +173,7 @@ final class StalenessRun {
     List<Read> control = new ArrayList<>();
     threads.add(thread("stale-control", () -> control(control), failedThreads, r));
     long start = System.nanoTime();
+    r.startNanos = start;
     for (Thread t : threads) t.start();
     try {
       injectFaults(r, start + o.duration.toNanos());
@@ -310,6 +329,9 @@ final class StalenessRun {
       String kind;
       if (n < o.script.size()) {
         kind = o.script.get(n);
+      } else if (!o.randomFaults) {
+        Poll.pause(left - 500);
+        break;
       } else {
         int dice = rnd.nextInt(100);
         if (o.randomRestarts && dice < 20) {
