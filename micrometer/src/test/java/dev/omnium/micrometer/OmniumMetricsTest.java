@@ -38,6 +38,7 @@ class OmniumMetricsTest {
     @Override public int getFallbackPoolSize() { return 4; }
     @Override public boolean isLagAlert() { return alert; }
     @Override public boolean isHeartbeatLeader() { return true; }
+    @Override public Map<String, Long> getClockOffsetMillis() { return Map.of(); }
   }
 
   @Test
