@@ -522,6 +522,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     if (closed) return;
     closed = true;
+    router.use.leave(this);
     reads.releaseAll(state.autoCommit);
     Binding p = primary;
     Connection pc = p == null ? null : p.connection();
@@ -551,6 +552,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     if (closed) return;
     closed = true;
+    router.use.leave(this);
     reads.abortAll();
     Binding p = primary;
     if (p != null) p.abort();
