@@ -237,18 +237,13 @@ public final class OmniumConnection extends LogicalConnectionBase {
     return p;
   }
 
-  /** The bound primary session, or null. */
   @Override
   Connection primaryConnection() {
     Binding b = primary;
     return b == null ? null : b.connection();
   }
 
-  /** The bound read session, or null. */
-  @Override
-  Connection readConnection() {
-    return reads.connection();
-  }
+  @Override Connection readConnection() { return reads.connection(); }
 
   @Override
   boolean primaryInTransaction() throws SQLException {
@@ -286,13 +281,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   /** The route of the current read-only binding, or null (for tests and diagnostics). */
-  Route readRoute() {
-    return reads.route();
-  }
+  Route readRoute() { return reads.route(); }
 
-  Router router() {
-    return router;
-  }
+  Router router() { return router; }
 
   @Override OmniumConnection self() { return this; }
   @Override Binding primaryBinding() { return primary; }
@@ -522,6 +513,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     if (closed) return;
     closed = true;
+    router.use.leave(this);
     reads.releaseAll(state.autoCommit);
     Binding p = primary;
     Connection pc = p == null ? null : p.connection();
@@ -551,6 +543,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     if (closed) return;
     closed = true;
+    router.use.leave(this);
     reads.abortAll();
     Binding p = primary;
     if (p != null) p.abort();

@@ -38,9 +38,7 @@ public final class OmniumDriver implements Driver {
   public Connection connect(String url, Properties info) throws SQLException {
     if (url == null) throw new SQLException("omnium: the URL is null", "08001");
     if (!OmniumUrl.accepts(url)) return null;
-    OmniumConfig config = OmniumConfig.of(url, info);
-    Router router = RouterRegistry.get(config);
-    return new OmniumConnection(router, router.primary(), router.defaultMaxAgeNanos, false);
+    return RouterRegistry.connect(OmniumConfig.of(url, info));
   }
 
   @Override
