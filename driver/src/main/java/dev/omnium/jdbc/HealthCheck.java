@@ -260,6 +260,10 @@ final class HealthCheck {
           case NO_ROW:
             add(beatSeverity, p, "no heartbeat row: " + table + " has no row with id = 1 (is a writer running?)");
             break;
+          case PERMISSION_DENIED:
+          case BAD_TABLE_NAME:
+            add(beatSeverity, p, beatProblem(primary));
+            break;
           default:
             add(beatSeverity, p, "cannot read heartbeat table " + table + ": " + primary.beatError);
         }
@@ -277,6 +281,9 @@ final class HealthCheck {
         } else if (r.beat == Beat.NO_ROW) {
           add(Severity.DEGRADED, w, "no heartbeat row in " + table
               + " on the replica: lag unknown, reads go to the fallback pool");
+        } else if (r.beat == Beat.PERMISSION_DENIED || r.beat == Beat.BAD_TABLE_NAME
+            || r.beat == Beat.RECOVERY_CONFLICT) {
+          add(Severity.DEGRADED, w, beatProblem(r) + ": lag unknown, reads go to the fallback pool");
         } else if (r.beat != Beat.OK) {
           add(Severity.DEGRADED, w, "cannot read the heartbeat on the replica: " + r.beatError);
         } else if (r.beatSeconds > maxAgeSeconds()) {
@@ -308,6 +315,19 @@ final class HealthCheck {
             }
           }
         }
+      }
+    }
+
+    /** The same words as the lag watcher's log line for the same problem. */
+    private String beatProblem(HealthServer s) {
+      String table = cfg.heartbeatTable();
+      switch (s.beat) {
+        case PERMISSION_DENIED:
+          return HeartbeatProblems.permissionDenied(table, s.beatError);
+        case BAD_TABLE_NAME:
+          return HeartbeatProblems.badTableName(table);
+        default:
+          return HeartbeatProblems.recoveryConflict(s.beatError);
       }
     }
 

@@ -21,7 +21,7 @@ import java.util.Properties;
 final class HealthServer {
 
   /** What reading the heartbeat row gave. */
-  enum Beat { NOT_READ, OK, NO_TABLE, NO_ROW, BAD_TABLE, ERROR }
+  enum Beat { NOT_READ, OK, NO_TABLE, NO_ROW, BAD_TABLE, PERMISSION_DENIED, BAD_TABLE_NAME, RECOVERY_CONFLICT, ERROR }
 
   static final int TOP_TRANSACTIONS = 5;
   static final int TOP_LOCK_WAITS = 10;
@@ -265,6 +265,12 @@ final class HealthServer {
         beat = Beat.NO_TABLE; // undefined table, or its schema
       } else if ("42703".equals(state) || "42883".equals(state) || "42804".equals(state)) {
         beat = Beat.BAD_TABLE; // no id/beat_at column, or beat_at not a timestamp
+      } else if ("42501".equals(state)) {
+        beat = Beat.PERMISSION_DENIED;
+      } else if ("42601".equals(state)) {
+        beat = Beat.BAD_TABLE_NAME;
+      } else if ("40001".equals(state)) {
+        beat = Beat.RECOVERY_CONFLICT;
       } else {
         beat = Beat.ERROR;
       }

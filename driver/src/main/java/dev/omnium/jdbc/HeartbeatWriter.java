@@ -17,6 +17,12 @@ import org.slf4j.LoggerFactory;
  * own dedicated connection; the holder updates the single row in place (a HOT update: the table
  * stays one row in one page). The lock is session-scoped, so when the holder's session dies another
  * process takes over at its next attempt, within about one or two intervals.
+ *
+ * <p>A holder that stops without its session dying (a long GC pause, SIGSTOP, a partition where the
+ * kernel still acknowledges) must not keep the lock: every session of the writer carries a
+ * server-side {@code idle_session_timeout} of {@link #leaseMillis} (a holder is never idle longer
+ * than one interval), so the server ends a stopped holder's session and frees the lock; the server's
+ * TCP keepalives and {@code tcp_user_timeout} do the same for a host that vanished.
  */
 final class HeartbeatWriter implements Runnable, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HeartbeatWriter.class);
@@ -25,6 +31,7 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
   private final String table;
   private final long lockKey;
   private final long intervalNanos;
+  private final long leaseMillis;
   private final Thread thread;
   private volatile boolean closed;
   private volatile boolean leader;
@@ -36,6 +43,7 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
     this.table = table;
     this.lockKey = lockKey(table);
     this.intervalNanos = interval.toNanos();
+    this.leaseMillis = leaseMillis(interval);
     this.thread = new Thread(this, threadName);
     this.thread.setDaemon(true);
   }
@@ -51,6 +59,15 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
       h *= 0x100000001b3L;
     }
     return h;
+  }
+
+  /**
+   * How long a writer's session may stay idle before the server ends it: four intervals, at least
+   * two seconds (a loaded machine may delay a beat). Takeover after a freeze takes about this plus
+   * one interval.
+   */
+  static long leaseMillis(Duration interval) {
+    return Math.max(2_000, 4 * interval.toMillis());
   }
 
   void start() {
@@ -83,6 +100,7 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
       if (c == null) {
         c = connector.connect();
         connection = c;
+        limitSession(c);
       }
       if (!leader) {
         if (!tryLock(c)) return;
@@ -107,6 +125,31 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
       }
       lastProblem = problem;
       dropConnection();
+    }
+  }
+
+  /**
+   * The server-side bounds of a frozen or vanished holder. {@code idle_session_timeout} exists from
+   * PostgreSQL 14 on; on older servers the lock then lives as long as the session (logged once).
+   */
+  private void limitSession(Connection c) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("SET idle_session_timeout = " + leaseMillis);
+    } catch (SQLException e) {
+      if (!"42704".equals(e.getSQLState())) throw e;
+      if (!"42704".equals(lastProblem)) {
+        log.warn("omnium: this server has no idle_session_timeout (PostgreSQL < 14): a frozen heartbeat"
+            + " writer keeps the writer lock until its session ends");
+      }
+      lastProblem = "42704";
+    }
+    long keepalive = Math.max(1, leaseMillis / 4000);
+    try (Statement st = c.createStatement()) {
+      st.execute("SET tcp_keepalives_idle = " + keepalive + "; SET tcp_keepalives_interval = " + keepalive
+          + "; SET tcp_keepalives_count = 3; SET tcp_user_timeout = " + leaseMillis);
+    } catch (SQLException e) {
+      // Unix-socket sessions and old servers have no TCP settings: idle_session_timeout still applies.
+      log.debug("omnium: heartbeat session without TCP keepalive settings: {}", e.getMessage());
     }
   }
 
@@ -140,12 +183,17 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
     }
   }
 
-  @Override
-  public void close() {
+  /** Asks the thread to end without waiting for it. */
+  void stop() {
     closed = true;
     LockSupport.unpark(thread);
+  }
+
+  @Override
+  public void close() {
+    stop();
     try {
-      thread.join(2000);
+      thread.join(200);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

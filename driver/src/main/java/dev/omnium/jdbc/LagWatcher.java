@@ -25,7 +25,15 @@ final class LagWatcher implements Runnable, AutoCloseable {
   static final long UNKNOWN = Long.MIN_VALUE;
 
   /** What the watcher last learned; logged once per change, never once per query. */
-  enum State { STARTING, OK, NO_HEARTBEAT_TABLE, NO_HEARTBEAT_ROW, BAD_HEARTBEAT_TABLE, UNREACHABLE, NOT_IN_RECOVERY }
+  enum State {
+    STARTING, OK, NO_HEARTBEAT_TABLE, NO_HEARTBEAT_ROW, BAD_HEARTBEAT_TABLE, UNREACHABLE, NOT_IN_RECOVERY,
+    /** 42501: the watcher's user may not read the heartbeat table. */
+    PERMISSION_DENIED,
+    /** 42601: the configured table name is not valid SQL unqualified (a reserved word). */
+    BAD_TABLE_NAME,
+    /** 40001: replay cancelled the watcher's own probe; the session usually survives. */
+    RECOVERY_CONFLICT
+  }
 
   private final String name;
   private final PgConnector connector;
@@ -45,6 +53,10 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private volatile Connection connection;
   private LagAlert alert;
   private Runnable onTimeout;
+  /** This process writes the heartbeat too: a missing table at first start is expected, briefly. */
+  private boolean writerHere;
+  private long quietUntilNanos;
+  private boolean quiet;
 
   LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval, String threadName) {
     this.name = name;
@@ -73,7 +85,16 @@ final class LagWatcher implements Runnable, AutoCloseable {
     this.onTimeout = action;
   }
 
+  /**
+   * Set before {@link #start()}: this process runs a heartbeat writer, so a table or row missing at
+   * the first start is the writer's next step, not a problem: logged at INFO for a grace period.
+   */
+  void expectWriter(boolean writer) {
+    this.writerHere = writer;
+  }
+
   void start() {
+    quietUntilNanos = System.nanoTime() + Math.max(10 * intervalNanos, TimeUnit.SECONDS.toNanos(10));
     thread.start();
   }
 
@@ -185,14 +206,29 @@ final class LagWatcher implements Runnable, AutoCloseable {
     } finally {
       probeStartedNanos = 0;
     }
+    if (quiet && System.nanoTime() - quietUntilNanos > 0) {
+      quiet = false; // the grace is over and the heartbeat is still missing: now it is a problem
+      log.warn("omnium: replica {} lag still unknown ({}): {}. Reads go to the fallback pool until it recovers.",
+          name, state, lastError);
+    }
   }
 
   private void onError(SQLException e) {
     String sqlState = e.getSQLState();
     if ("42P01".equals(sqlState) || "3F000".equals(sqlState)) {
       // No heartbeat table: still tell a misconfigured primary apart from a replica without the table.
-      moveTo(isInRecovery() ? State.NO_HEARTBEAT_TABLE : State.NOT_IN_RECOVERY,
-          "table " + table + " does not exist (enable heartbeatWriter=true, or create it on the primary)");
+      moveTo(isInRecovery() ? State.NO_HEARTBEAT_TABLE : State.NOT_IN_RECOVERY, writerHere
+          ? "table " + table + " does not exist yet (the heartbeat writer of this process creates it on the"
+              + " primary once elected; if this lasts, see the writer's log)"
+          : "table " + table + " does not exist (enable heartbeatWriter=true in one application, run"
+              + " java -jar omnium-jdbc.jar heartbeat, or create and write it on the primary)");
+    } else if ("42501".equals(sqlState)) {
+      moveTo(State.PERMISSION_DENIED, HeartbeatProblems.permissionDenied(table, e.getMessage()));
+    } else if ("42601".equals(sqlState)) {
+      moveTo(State.BAD_TABLE_NAME, HeartbeatProblems.badTableName(table));
+    } else if ("40001".equals(sqlState)) {
+      if (SqlStates.connectionDead(e)) closeConnection(); // FATAL: one reconnect at the next probe
+      moveTo(State.RECOVERY_CONFLICT, HeartbeatProblems.recoveryConflict(e.getMessage()));
     } else if ("42703".equals(sqlState) || "42804".equals(sqlState) || "42883".equals(sqlState)) {
       moveTo(State.BAD_HEARTBEAT_TABLE, "table " + table
           + " has the wrong shape: expected (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL): "
@@ -218,9 +254,26 @@ final class LagWatcher implements Runnable, AutoCloseable {
     lastError = detail;
     if (prev == next) return;
     state = next;
+    boolean wasQuiet = quiet;
+    quiet = false;
     switch (next) {
       case OK:
-        log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it", name, prev);
+        if (prev == State.STARTING) {
+          log.info("omnium: replica {} heartbeat readable; reads may route to it", name);
+        } else {
+          log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it", name, prev);
+        }
+        break;
+      case NO_HEARTBEAT_TABLE:
+      case NO_HEARTBEAT_ROW:
+        if (writerHere && (prev == State.STARTING || wasQuiet) && System.nanoTime() - quietUntilNanos < 0) {
+          quiet = true;
+          log.info("omnium: replica {} has no heartbeat yet ({}): {}. Reads go to the fallback pool until it"
+              + " replicates.", name, next, detail);
+          break;
+        }
+        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until it recovers.",
+            name, next, detail);
         break;
       case NOT_IN_RECOVERY:
         log.error("omnium: configured replica {} is NOT a replica: {}. No reads are routed to it.", name, detail);
@@ -243,12 +296,29 @@ final class LagWatcher implements Runnable, AutoCloseable {
     }
   }
 
-  @Override
-  public void close() {
+  /**
+   * Asks the thread to end without waiting: a probe in flight (on a frozen or dead server) has its
+   * socket aborted now. {@link #close()} then waits briefly.
+   */
+  void stop() {
     closed = true;
     LockSupport.unpark(thread);
+    Connection c = connection;
+    if (c != null && probeStartedNanos != 0) {
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException ignored) {
+        // gone already
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
     try {
-      thread.join(2000);
+      // A thread stuck in a connect ends at its connect timeout; its session is closed at once then.
+      thread.join(200);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.ArrayList;
+import org.postgresql.jdbc.PgStatement;
 
 /**
  * A statement on the logical connection. It holds no physical statement until it executes, and
@@ -80,7 +81,7 @@ class LogicalStatement implements Statement {
 
   private void applySettings(Statement s) throws SQLException {
     if (fetchSize != UNSET) s.setFetchSize(fetchSize);
-    if (maxRows != UNSET) s.setLargeMaxRows(maxRows);
+    if (maxRows != UNSET) setMaxRowsOn(s, maxRows);
     if (queryTimeout != UNSET) s.setQueryTimeout(queryTimeout);
     if (fetchDirection != UNSET) s.setFetchDirection(fetchDirection);
     if (maxFieldSize != UNSET) s.setMaxFieldSize(maxFieldSize);
@@ -88,6 +89,15 @@ class LogicalStatement implements Statement {
     if (poolable != null) s.setPoolable(poolable);
     if (closeOnCompletion) s.closeOnCompletion();
     if (cursorName != null) s.setCursorName(cursorName);
+  }
+
+  /** pgjdbc implements setMaxRows only (setLargeMaxRows throws 0A000). */
+  private static void setMaxRowsOn(Statement s, long max) throws SQLException {
+    if (max <= Integer.MAX_VALUE) {
+      s.setMaxRows((int) max);
+    } else {
+      s.setLargeMaxRows(max);
+    }
   }
 
   final boolean boundTo(Connection physicalConnection) {
@@ -119,7 +129,7 @@ class LogicalStatement implements Statement {
   }
 
   final void checkOpen() throws SQLException {
-    if (closed) throw new SQLException("This statement has been closed.", "HY000");
+    if (closed) throw new SQLException("This statement has been closed.", "55000"); // pgjdbc's
     conn.checkOpen();
   }
 
@@ -131,12 +141,22 @@ class LogicalStatement implements Statement {
    */
   final ResultSet run(int op, String sql, int keys, int[] columnIndexes, String[] columnNames)
       throws SQLException {
+    if (op < BATCH) return runOnce(op, sql, keys, columnIndexes, columnNames);
+    try {
+      return runOnce(op, sql, keys, columnIndexes, columnNames);
+    } finally {
+      batchDone(); // JDBC and pgjdbc empty a batch whatever the outcome
+    }
+  }
+
+  private ResultSet runOnce(int op, String sql, int keys, int[] columnIndexes,
+                            String[] columnNames) throws SQLException {
     checkOpen();
     lastResultSet = null;
     Connection target = conn.beginStatement();
     try {
       ResultSet rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
-      if (op != QUERY && !(op == EXECUTE && boolResult)) conn.afterAutocommitWrite();
+      conn.afterAutocommitStatement(op != QUERY && !(op == EXECUTE && boolResult), this, sql);
       return rs;
     } catch (SQLException first) {
       Connection retry = canReplay() ? conn.retryTarget(first) : null;
@@ -152,6 +172,16 @@ class LogicalStatement implements Statement {
         throw SqlStates.asConnectionLost(second);
       }
     }
+  }
+
+  /** After executeBatch, whatever its outcome: the batch is empty. */
+  void batchDone() {
+    if (batch != null) batch.clear();
+  }
+
+  /** Read-your-writes: whether {@code sql} (this statement's own SQL when null) may write. */
+  boolean mayWrite(String sql) {
+    return StatementKind.mayWrite(sql);
   }
 
   /** False when a retry could not resend the same input (a stream already consumed). */
@@ -194,7 +224,6 @@ class LogicalStatement implements Statement {
         } else {
           largeBatchResult = s.executeLargeBatch();
         }
-        if (batch != null) batch.clear();
         return null;
       default:
         throw new IllegalStateException("unknown operation " + op);
@@ -363,7 +392,7 @@ class LogicalStatement implements Statement {
   @Override
   public void setMaxFieldSize(int max) throws SQLException {
     checkOpen();
-    if (max < 0) throw new SQLException("The maximum field size must be a value greater than or equal to 0.", "HY000");
+    if (max < 0) throw new SQLException("The maximum field size must be a value greater than or equal to 0.", "22023");
     if (physical != null) physical.setMaxFieldSize(max);
     maxFieldSize = max;
   }
@@ -388,8 +417,8 @@ class LogicalStatement implements Statement {
   @Override
   public void setLargeMaxRows(long max) throws SQLException {
     checkOpen();
-    if (max < 0) throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "HY000");
-    if (physical != null) physical.setLargeMaxRows(max);
+    if (max < 0) throw new SQLException("Maximum number of rows must be a value greater than or equal to 0.", "22023");
+    if (physical != null) setMaxRowsOn(physical, max);
     maxRows = max;
   }
 
@@ -409,7 +438,7 @@ class LogicalStatement implements Statement {
   @Override
   public void setQueryTimeout(int seconds) throws SQLException {
     checkOpen();
-    if (seconds < 0) throw new SQLException("Query timeout must be a value greater than or equals to 0.", "HY000");
+    if (seconds < 0) throw new SQLException("Query timeout must be a value greater than or equals to 0.", "22023");
     if (physical != null) physical.setQueryTimeout(seconds);
     queryTimeout = seconds;
   }
@@ -455,7 +484,7 @@ class LogicalStatement implements Statement {
   @Override
   public void setFetchSize(int rows) throws SQLException {
     checkOpen();
-    if (rows < 0) throw new SQLException("Fetch size must be a value greater to or equal to 0.", "HY000");
+    if (rows < 0) throw new SQLException("Fetch size must be a value greater to or equal to 0.", "22023");
     if (physical != null) physical.setFetchSize(rows);
     fetchSize = rows;
   }
@@ -562,7 +591,9 @@ class LogicalStatement implements Statement {
   @Override
   public boolean isWrapperFor(Class<?> iface) throws SQLException {
     if (iface.isInstance(this)) return true;
-    return physical != null && physical.isWrapperFor(iface);
+    Statement s = physical;
+    // before the first execute: what unwrap would reach (it creates the physical statement)
+    return s != null ? s.isWrapperFor(iface) : iface.isAssignableFrom(PgStatement.class);
   }
 
   @Override

@@ -43,6 +43,8 @@ final class OmniumConfig {
   private final Map<String, String> passThrough;
   private final String applicationName;
   private final RouterKey routerKey;
+  /** Every secret value (password, replicaPassword, sslpassword...): never printed. */
+  private final Map<String, String> secrets;
 
   private OmniumConfig(List<HostSpec> primaryHosts, String database,
       EnumMap<OmniumProperty, Object> settings, Map<String, String> passThrough) {
@@ -51,9 +53,37 @@ final class OmniumConfig {
     this.settings = settings;
     this.passThrough = passThrough;
     this.applicationName = (String) settings.get(OmniumProperty.APPLICATION_NAME);
-    this.routerKey = new RouterKey(primaryHosts, database,
-        Collections.unmodifiableMap(new EnumMap<>(settings)),
-        Collections.unmodifiableMap(new TreeMap<>(passThrough)));
+    this.routerKey = routerKey(primaryHosts, database, settings, passThrough);
+    this.secrets = secretsOf(settings, passThrough);
+  }
+
+  /**
+   * The sharing rule: everything but the credentials (every secret key) and the per-read
+   * {@code maxAge}, which each logical connection takes from its own configuration.
+   */
+  private static RouterKey routerKey(List<HostSpec> primaryHosts, String database,
+      EnumMap<OmniumProperty, Object> settings, Map<String, String> passThrough) {
+    EnumMap<OmniumProperty, Object> shared = new EnumMap<>(settings);
+    shared.remove(OmniumProperty.MAX_AGE);
+    shared.keySet().removeIf(OmniumProperty::isSecret);
+    TreeMap<String, String> pgjdbc = new TreeMap<>(passThrough);
+    pgjdbc.keySet().removeIf(Secrets::isSecretKey);
+    return new RouterKey(primaryHosts, database, Collections.unmodifiableMap(shared),
+        Collections.unmodifiableMap(pgjdbc));
+  }
+
+  private static Map<String, String> secretsOf(EnumMap<OmniumProperty, Object> settings,
+      Map<String, String> passThrough) {
+    TreeMap<String, String> all = new TreeMap<>();
+    for (Map.Entry<OmniumProperty, Object> e : settings.entrySet()) {
+      if (e.getKey().isSecret() && e.getValue() != null) {
+        all.put(e.getKey().getName(), e.getValue().toString());
+      }
+    }
+    passThrough.forEach((k, v) -> {
+      if (Secrets.isSecretKey(k)) all.put(k, v);
+    });
+    return Collections.unmodifiableMap(all);
   }
 
   /**
@@ -189,6 +219,14 @@ final class OmniumConfig {
     return duration(OmniumProperty.MAX_LIFETIME);
   }
 
+  Duration clientTimeoutMargin() {
+    return duration(OmniumProperty.CLIENT_TIMEOUT_MARGIN);
+  }
+
+  Duration routerIdleTimeout() {
+    return duration(OmniumProperty.ROUTER_IDLE_TIMEOUT);
+  }
+
   Duration lagAlertThreshold() {
     return duration(OmniumProperty.LAG_ALERT_THRESHOLD);
   }
@@ -281,12 +319,43 @@ final class OmniumConfig {
     return p;
   }
 
+  /**
+   * The secret properties of a physical connection on {@code route} (password, sslpassword...),
+   * as {@link #physicalProperties} sets them: what a credential rotation replaces.
+   */
+  Map<String, String> secrets(Route route) {
+    Properties p = physicalProperties(route);
+    TreeMap<String, String> out = new TreeMap<>();
+    for (String key : p.stringPropertyNames()) {
+      if (Secrets.isSecretKey(key)) out.put(key, p.getProperty(key));
+    }
+    return out;
+  }
+
+  /** Equal for configurations with the same credentials; compare only, never print. */
+  Object secretsKey() {
+    return secrets;
+  }
+
+  /** The primary user ({@code user} property), or null when pgjdbc's default applies. */
+  String user() {
+    return passThrough.get(USER);
+  }
+
+  /**
+   * What {@code fallbackPoolSize} caps, once per process: the primary hosts, database and user.
+   */
+  Object fallbackBudgetKey() {
+    return List.of(primaryHosts, database, String.valueOf(user()));
+  }
+
   // ---- identity and introspection ----
 
   /**
    * Equal for configurations that must share one router: same hosts, database, every
-   * omnium setting and every pass-through property (password included). Its
-   * {@code toString()} masks secrets.
+   * omnium setting and every pass-through property except the credentials (any secret key:
+   * password, replicaPassword, sslpassword...) and {@code maxAge}. Its {@code toString()}
+   * masks secrets.
    */
   Object routerKey() {
     return routerKey;

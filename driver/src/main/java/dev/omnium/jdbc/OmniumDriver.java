@@ -38,9 +38,7 @@ public final class OmniumDriver implements Driver {
   public Connection connect(String url, Properties info) throws SQLException {
     if (url == null) throw new SQLException("omnium: the URL is null", "08001");
     if (!OmniumUrl.accepts(url)) return null;
-    OmniumConfig config = OmniumConfig.of(url, info);
-    Router router = RouterRegistry.get(config);
-    return new OmniumConnection(router, router.primary(), router.defaultMaxAgeNanos, false);
+    return RouterRegistry.connect(OmniumConfig.of(url, info));
   }
 
   @Override
@@ -66,7 +64,10 @@ public final class OmniumDriver implements Driver {
       return keys.toArray(new DriverPropertyInfo[0]);
     }
     List<DriverPropertyInfo> all = new ArrayList<>(Arrays.asList(config.propertyInfo()));
-    all.addAll(Arrays.asList(new org.postgresql.Driver().getPropertyInfo(config.primaryUrl(), info)));
+    for (DriverPropertyInfo d : new org.postgresql.Driver().getPropertyInfo(config.primaryUrl(), info)) {
+      if (Secrets.isSecretKey(d.name)) d.value = null; // pgjdbc echoes the password it was given
+      all.add(d);
+    }
     return all.toArray(new DriverPropertyInfo[0]);
   }
 

@@ -53,6 +53,13 @@ enum OmniumProperty {
       "Longest a read waits for a replica connection before it takes the fallback route"),
   MAX_LIFETIME("maxLifetime", "30m", Kind.DURATION,
       "Physical connections are recycled after this long"),
+  CLIENT_TIMEOUT_MARGIN("clientTimeoutMargin", "2s", Kind.DURATION,
+      "Client-side bound of every route: socketTimeout = the route's statement timeout"
+          + " + this margin (primary and fallback: statementTimeout, replica:"
+          + " replicaStatementTimeout), unless socketTimeout is given"),
+  ROUTER_IDLE_TIMEOUT("routerIdleTimeout", "10m", Kind.DURATION,
+      "Driver mode: a router (pools, watchers, JMX bean) no logical connection has held"
+          + " for this long closes itself"),
   LAG_ALERT_THRESHOLD("lagAlertThreshold", "10s", Kind.DURATION,
       "Replica lag above which the alert clock starts"),
   LAG_ALERT_AFTER("lagAlertAfter", "60s", Kind.DURATION,

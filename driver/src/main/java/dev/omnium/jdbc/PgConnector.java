@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.Map;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -27,9 +28,12 @@ final class PgConnector implements DataSource {
   static final String PHYSICAL_MARKER = "omnium.physical";
 
   private final String url;
-  private final Properties props;
+  /** Replaced whole (never mutated) when the credentials rotate: a connect reads it once. */
+  private volatile Properties props;
   private final String description;
   private volatile int loginTimeoutSeconds;
+  /** Set when the router closes: nothing waits for a connect in flight, nothing new is kept. */
+  private volatile boolean closing;
 
   PgConnector(String url, Properties props, String description) {
     this.url = url;
@@ -38,6 +42,22 @@ final class PgConnector implements DataSource {
     marked.setProperty(PHYSICAL_MARKER, "true"); // see PHYSICAL_MARKER: the agent's recursion guard
     this.props = marked;
     this.description = description;
+  }
+
+  /**
+   * Credential rotation: physical connections opened from now on use {@code secrets} (the secret
+   * keys, such as password, of the latest configuration) instead of the current ones. Connections
+   * already open keep their sessions.
+   *
+   * @param secrets every secret key of the route with its value; keys missing here are dropped
+   */
+  void useSecrets(Map<String, String> secrets) {
+    Properties fresh = new Properties();
+    for (String key : props.stringPropertyNames()) {
+      if (!Secrets.isSecretKey(key)) fresh.setProperty(key, props.getProperty(key));
+    }
+    secrets.forEach(fresh::setProperty);
+    props = fresh;
   }
 
   Connection connect() throws SQLException {
@@ -52,7 +72,21 @@ final class PgConnector implements DataSource {
     if (c == null) {
       throw new SQLException("omnium: pgjdbc refused the URL for " + description, "08001");
     }
+    if (closing) {
+      // A pool's connect that was in flight when it shut down: its pool would drop it unclosed.
+      c.close();
+      throw new SQLException("omnium: " + description + " is closed", "08003");
+    }
     return c;
+  }
+
+  /**
+   * The router closes: HikariCP's shutdown waits {@link #getLoginTimeout()} for connects in flight
+   * (seconds when a server is down or frozen); from now on it waits for none, and a connect that
+   * completes later closes its session at once.
+   */
+  void closing() {
+    closing = true;
   }
 
   @Override public Connection getConnection() throws SQLException { return connect(); }
@@ -65,7 +99,7 @@ final class PgConnector implements DataSource {
   @Override public PrintWriter getLogWriter() { return null; }
   @Override public void setLogWriter(PrintWriter out) { }
   @Override public void setLoginTimeout(int seconds) { loginTimeoutSeconds = seconds; }
-  @Override public int getLoginTimeout() { return loginTimeoutSeconds; }
+  @Override public int getLoginTimeout() { return closing ? 0 : loginTimeoutSeconds; }
   @Override public Logger getParentLogger() { return Logger.getLogger("dev.omnium.jdbc"); }
 
   @Override

@@ -13,6 +13,11 @@ abstract class PrimarySource implements AutoCloseable {
 
   abstract void release(Connection c, boolean dead);
 
+  /** Sessions go back to a pool and are lent again: they must be reset on return. */
+  boolean isPooled() {
+    return false;
+  }
+
   @Override
   public abstract void close();
 
@@ -38,6 +43,8 @@ abstract class PrimarySource implements AutoCloseable {
       @Override Connection open() throws SQLException { return pool.getConnection(); }
 
       @Override void release(Connection c, boolean dead) { Pools.release(pool, c, dead); }
+
+      @Override boolean isPooled() { return true; }
 
       @Override public void close() { pool.close(); }
     };

@@ -47,6 +47,10 @@ final class Router implements AutoCloseable, RouterMXBean {
   final WritePositions writePositions;
 
   private volatile boolean closed;
+  /** Driver mode: which logical connections hold this router (idle routers close themselves). */
+  final RouterUse use = new RouterUse();
+  final RouterCredentials credentials;
+  private final FallbackBudget fallbackBudget;
 
   /**
    * @param pooledPrimary DataSource mode: primary connections come from an internal pool of
@@ -58,17 +62,20 @@ final class Router implements AutoCloseable, RouterMXBean {
     this.writePositions = new WritePositions(config.readYourWrites(), config.readYourWritesTtl().toNanos());
     int id = SEQUENCE.incrementAndGet();
     String app = config.applicationName();
+    this.credentials = new RouterCredentials(config);
 
-    PgConnector primaryConnector = new PgConnector(config.primaryUrl(),
-        config.physicalProperties(Route.PRIMARY), app + " primary");
+    PgConnector primaryConnector = credentials.track(Route.PRIMARY, new PgConnector(config.primaryUrl(),
+        ClientTimeouts.apply(config, Route.PRIMARY, config.physicalProperties(Route.PRIMARY)), app + " primary"));
     this.primary = pooledPrimary
         ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, primaryConnector,
             config.primaryPoolSize(), config.primaryPoolSize(), config.poolTimeout(), config.maxLifetime()))
         : PrimarySource.direct(primaryConnector);
 
     this.fallback = Pools.create(app + "-fallback-" + id,
-        new PgConnector(config.primaryUrl(), config.physicalProperties(Route.FALLBACK), app + " fallback"),
+        credentials.track(Route.FALLBACK, new PgConnector(config.primaryUrl(),
+            ClientTimeouts.apply(config, Route.FALLBACK, config.physicalProperties(Route.FALLBACK)), app + " fallback")),
         config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
+    this.fallbackBudget = FallbackBudget.join(config);
 
     List<HostSpec> hosts = config.replicas();
     this.replicas = new ReplicaEndpoint[hosts.size()];
@@ -76,24 +83,25 @@ final class Router implements AutoCloseable, RouterMXBean {
       HostSpec h = hosts.get(i);
       String name = h.toString();
       String url = config.replicaUrl(h);
-      PgConnector pooled = new PgConnector(url, withClientTimeouts(config.physicalProperties(Route.REPLICA), false),
-          app + " replica " + name);
-      PgConnector watching = new PgConnector(url, withClientTimeouts(config.physicalProperties(Route.WATCHER), true),
-          app + " lag watcher " + name);
+      PgConnector pooled = credentials.track(Route.REPLICA, new PgConnector(url,
+          ClientTimeouts.apply(config, Route.REPLICA, config.physicalProperties(Route.REPLICA)), app + " replica " + name));
+      PgConnector watching = credentials.track(Route.WATCHER, new PgConnector(url,
+          ClientTimeouts.apply(config, Route.WATCHER, config.physicalProperties(Route.WATCHER)),
+          app + " lag watcher " + name));
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
           "omnium-lag-" + app + "-" + name);
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
           config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(), config.maxLifetime());
+      watcher.expectWriter(config.heartbeatWriter());
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(), listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool);
       watcher.onTimeout(replicas[i]::abortLent);
     }
     for (ReplicaEndpoint r : replicas) r.watcher.start();
     if (config.heartbeatWriter()) {
-      Properties hb = config.physicalProperties(Route.HEARTBEAT);
-      hb.putIfAbsent("connectTimeout", "5");
-      hb.putIfAbsent("socketTimeout", Long.toString(Math.max(10, config.heartbeatInterval().toSeconds() * 5)));
-      heartbeatWriter = new HeartbeatWriter(new PgConnector(config.primaryUrl(), hb, app + " heartbeat writer"),
+      Properties hb = ClientTimeouts.apply(config, Route.HEARTBEAT, config.physicalProperties(Route.HEARTBEAT));
+      heartbeatWriter = new HeartbeatWriter(credentials.track(Route.HEARTBEAT,
+          new PgConnector(config.primaryUrl(), hb, app + " heartbeat writer")),
           config.heartbeatTable(), config.heartbeatInterval(), "omnium-heartbeat-" + app);
       heartbeatWriter.start();
     } else {
@@ -104,21 +112,6 @@ final class Router implements AutoCloseable, RouterMXBean {
       log.info("omnium: no replica configured for {}: read-only work runs on the primary through the fallback pool"
           + " (at most {} connections)", app, config.fallbackPoolSize());
     }
-  }
-
-  /**
-   * Client-side socket bounds, so a frozen (black-holed) replica costs a bounded wait: the server's
-   * statement_timeout cannot help when the server does not run at all.
-   */
-  private Properties withClientTimeouts(Properties p, boolean watcher) {
-    long interval = config.heartbeatInterval().toMillis();
-    long socket = watcher
-        ? Math.max(2_000, 3 * interval)
-        : config.replicaStatementTimeout().toMillis() + 2_000;
-    p.putIfAbsent("socketTimeout", Long.toString(TimeUnit.MILLISECONDS.toSeconds(socket + 999)));
-    p.putIfAbsent("connectTimeout", watcher ? "2" : "5");
-    p.putIfAbsent("loginTimeout", watcher ? "3" : "5");
-    return p;
   }
 
   private ObjectName register(String app) {
@@ -175,8 +168,13 @@ final class Router implements AutoCloseable, RouterMXBean {
   }
 
   Connection borrowFallback() throws SQLException {
+    takeFallbackPermit();
+    boolean lent = false;
     try {
-      return fallback.getConnection();
+      Connection c = fallback.getConnection();
+      fallbackBudget.hold(c);
+      lent = true;
+      return c;
     } catch (SQLTransientConnectionException e) {
       String state = e.getSQLState() == null ? "08001" : e.getSQLState();
       Throwable cause = e.getCause();
@@ -189,11 +187,34 @@ final class Router implements AutoCloseable, RouterMXBean {
           "omnium: no fallback connection to the primary within poolTimeout (" + config.poolTimeout().toMillis()
               + " ms): all " + config.fallbackPoolSize() + " (fallbackPoolSize) are in use because no replica is"
               + " fresh enough for maxAge", state, e);
+    } finally {
+      if (!lent) fallbackBudget.cancel();
+    }
+  }
+
+  /** fallbackPoolSize is a cap per process for one primary database and user, see FallbackBudget. */
+  private void takeFallbackPermit() throws SQLException {
+    boolean taken;
+    try {
+      taken = fallbackBudget.acquire(config.poolTimeout().toNanos());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLTransientConnectionException("omnium: interrupted waiting for a fallback connection", "08001", e);
+    }
+    if (!taken) {
+      throw new SQLTransientConnectionException("omnium: no fallback connection to the primary within poolTimeout ("
+          + config.poolTimeout().toMillis() + " ms): all " + fallbackBudget.size + " (fallbackPoolSize, a cap per"
+          + " process for this primary database and user) are in use because no replica is fresh enough for maxAge",
+          "08001");
     }
   }
 
   void releaseFallback(Connection c, boolean dead) {
-    Pools.release(fallback, c, dead);
+    try {
+      Pools.release(fallback, c, dead);
+    } finally {
+      fallbackBudget.release(c);
+    }
   }
 
   PrimarySource primary() {
@@ -216,10 +237,16 @@ final class Router implements AutoCloseable, RouterMXBean {
   public void close() {
     if (closed) return;
     closed = true;
+    // Nothing in use must close in well under a second, even with a server down or frozen: no
+    // wait for connects in flight, threads stopped all at once (a stuck probe is aborted).
+    credentials.closing();
+    if (heartbeatWriter != null) heartbeatWriter.stop();
+    for (ReplicaEndpoint r : replicas) r.watcher.stop();
     if (heartbeatWriter != null) heartbeatWriter.close();
     for (ReplicaEndpoint r : replicas) r.watcher.close();
     for (ReplicaEndpoint r : replicas) r.pool.close();
     fallback.close();
+    fallbackBudget.leave();
     primary.close();
     if (objectName != null) {
       try {

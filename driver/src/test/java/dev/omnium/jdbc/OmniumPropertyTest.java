@@ -48,7 +48,8 @@ class OmniumPropertyTest {
         "heartbeatInterval", "heartbeatTable", "heartbeatWriter", "applicationName",
         "statementTimeout", "replicaStatementTimeout", "idleInTransactionTimeout", "lockTimeout",
         "primaryPoolSize", "replicaPoolSize", "fallbackPoolSize", "poolTimeout",
-        "replicaAcquireTimeout", "maxLifetime", "lagAlertThreshold", "lagAlertAfter",
+        "replicaAcquireTimeout", "maxLifetime", "clientTimeoutMargin", "routerIdleTimeout",
+        "lagAlertThreshold", "lagAlertAfter",
         "readYourWrites", "readYourWritesTtl"};
     OmniumProperty[] all = OmniumProperty.values();
     assertEquals(expected.length, all.length);
@@ -82,6 +83,8 @@ class OmniumPropertyTest {
     expected.put("poolTimeout", "10s");
     expected.put("replicaAcquireTimeout", "1s");
     expected.put("maxLifetime", "30m");
+    expected.put("clientTimeoutMargin", "2s");
+    expected.put("routerIdleTimeout", "10m");
     expected.put("lagAlertThreshold", "10s");
     expected.put("lagAlertAfter", "60s");
     expected.put("readYourWrites", "off");

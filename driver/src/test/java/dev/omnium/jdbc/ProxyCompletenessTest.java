@@ -62,11 +62,15 @@ class ProxyCompletenessTest {
       new Delegate(MetaDataProxy.class, DatabaseMetaData.class),
       new Delegate(OmniumConnection.class, java.sql.Connection.class),
       new Delegate(LogicalStatement.class, java.sql.Statement.class),
-      new Delegate(LogicalPreparedStatement.class, PreparedStatement.class),
-      new Delegate(LogicalCallableStatement.class, CallableStatement.class));
+      new Delegate(PreparedStatementProxy.class, PreparedStatement.class),
+      new Delegate(CallableStatementProxy.class, CallableStatement.class));
 
-  /** The classes the generator writes: final, package-private, regenerated rather than edited. */
-  static final List<Class<?>> GENERATED = List.of(ResultSetProxy.class, MetaDataProxy.class, ParameterLog.class);
+  /**
+   * The classes the generator writes: final, package-private, regenerated rather than edited,
+   * each the only subclass of a hand-written abstract class that carries the logic.
+   */
+  static final List<Class<?>> GENERATED = List.of(CallableStatementProxy.class, MetaDataProxy.class,
+      ParameterLog.class, PreparedStatementProxy.class, ResultSetProxy.class);
 
   /** PreparedStatement setters that change statement settings, not parameters. */
   static final Set<String> STATEMENT_SETTERS = Set.of(
@@ -182,21 +186,30 @@ class ProxyCompletenessTest {
   }
 
   @Test
-  void generatedClassesAreFinalAndPackagePrivate() {
+  void generatedClassesAreFinalAndPackagePrivateOverAHandWrittenAbstractClass() {
     for (Class<?> c : GENERATED) {
       assertTrue(Modifier.isFinal(c.getModifiers()), c + " is not final");
       assertFalse(Modifier.isPublic(c.getModifiers()), c + " is public");
+      assertTrue(Modifier.isAbstract(c.getSuperclass().getModifiers()), c + ": superclass not abstract");
     }
   }
 
-  /** The committed sources are exactly what the generator writes with this JDK. */
+  private static Path moduleDir(String relative) {
+    return Stream.of(Path.of(relative), Path.of("driver", relative))
+        .filter(Files::isDirectory).findFirst().orElse(null);
+  }
+
+  /**
+   * The generated source root holds exactly what the generator writes with this JDK: every file
+   * up to date, none missing, none extra.
+   */
   @Test
   void generatedSourcesAreUpToDate() throws IOException {
-    Path dir = Stream.of("src/main/java/dev/omnium/jdbc", "driver/src/main/java/dev/omnium/jdbc")
-        .map(Path::of).filter(Files::isDirectory).findFirst().orElse(null);
+    Path dir = moduleDir(ProxySourceGenerator.OUTPUT);
     Assumptions.assumeTrue(dir != null, "sources not found from " + Path.of("").toAbsolutePath());
+    Map<String, String> expected = ProxySourceGenerator.generateAll();
     List<String> stale = new ArrayList<>();
-    for (Map.Entry<String, String> e : ProxySourceGenerator.generateAll().entrySet()) {
+    for (Map.Entry<String, String> e : expected.entrySet()) {
       Path file = dir.resolve(e.getKey());
       String committed = Files.exists(file)
           ? Files.readString(file, StandardCharsets.UTF_8).replace("\r\n", "\n") : "";
@@ -204,9 +217,29 @@ class ProxyCompletenessTest {
         stale.add(e.getKey());
       }
     }
+    try (Stream<Path> files = Files.list(dir)) {
+      files.map(f -> f.getFileName().toString()).filter(n -> !expected.containsKey(n))
+          .forEach(n -> stale.add(n + " (not generated: move it to src/main/java)"));
+    }
     assertTrue(stale.isEmpty(), "generated sources differ from ProxySourceGenerator's output: " + stale
-        + "; edit the generator, then run: java src/test/java/dev/omnium/jdbc/gen/ProxySourceGenerator.java"
-        + " src/main/java/dev/omnium/jdbc (from driver/)");
+        + "; edit the generator (or the hand-written superclass), then run from driver/:"
+        + " java src/test/java/dev/omnium/jdbc/gen/ProxySourceGenerator.java");
+  }
+
+  /** Hand-written sources hold no generated sections, and no generated class lives among them. */
+  @Test
+  void handWrittenSourcesHoldNoGeneratedCode() throws IOException {
+    Path dir = moduleDir("src/main/java/dev/omnium/jdbc");
+    Assumptions.assumeTrue(dir != null, "sources not found from " + Path.of("").toAbsolutePath());
+    List<String> offenders = new ArrayList<>();
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".java"))::iterator) {
+        if (Files.readString(f, StandardCharsets.UTF_8).contains("GENERATED")) {
+          offenders.add(dir.relativize(f).toString());
+        }
+      }
+    }
+    assertTrue(offenders.isEmpty(), "generated code in hand-written sources: " + offenders);
   }
 
   static String signature(Method m) {

@@ -82,8 +82,13 @@ class PrimaryRestartIT {
     List<Thread> threads = new ArrayList<>();
     try {
       try (Connection held = DriverManager.getConnection(url)) {
-        // One logical connection for the whole test, as a long-lived application would hold it.
-        threads.add(writer("restart-writer-driver", () -> held, false, driverWrites, running, restartedAt));
+        // One logical connection, as a long-lived application holds it; a lost primary session
+        // closes it (as with pgjdbc), and the application replaces it, as its pool would.
+        Connection[] current = {held};
+        threads.add(writer("restart-writer-driver", () -> {
+          if (current[0].isClosed()) current[0] = DriverManager.getConnection(url);
+          return current[0];
+        }, false, driverWrites, running, restartedAt));
         threads.add(writer("restart-writer-datasource", db::write, true, dataSourceWrites, running, restartedAt));
         Readers readers = new Readers(app + "-readers", () -> DriverManager.getConnection(url), 2, 1, 50);
         Poll.until(Duration.ofSeconds(15), "the heartbeat leader", () -> db.metrics().isHeartbeatLeader()
@@ -99,7 +104,7 @@ class PrimaryRestartIT {
         restartedAt[0] = System.nanoTime();
         long outageMs = TimeUnit.NANOSECONDS.toMillis(restartedAt[0] - before);
 
-        Duration driverBack = Poll.until(Duration.ofSeconds(20), "driver-mode writes on the same logical connection",
+        Duration driverBack = Poll.until(Duration.ofSeconds(20), "driver-mode writes once the lost connection is replaced",
             () -> driverWrites.okAfterRestart.get() > 3);
         Duration dataSourceBack = Poll.until(Duration.ofSeconds(20), "DataSource-mode writes",
             () -> dataSourceWrites.okAfterRestart.get() > 3);
@@ -143,6 +148,7 @@ class PrimaryRestartIT {
           if (t.isAlive()) stuck.add(t.getName());
         }
         assertTrue(stuck.isEmpty(), "threads stuck after the restart: " + stuck);
+        if (current[0] != held) current[0].close();
         assertTrue(driverWrites.failed.get() > 0 && dataSourceWrites.failed.get() > 0,
             "a writer saw no failure: the outage was not seen");
       }

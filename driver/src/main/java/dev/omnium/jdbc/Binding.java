@@ -1,0 +1,194 @@
+package dev.omnium.jdbc;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import org.postgresql.PGConnection;
+
+/**
+ * One physical session lent to one logical connection: the connection, its route and endpoint,
+ * what the logical connection changed on it, and its release. Released at most once, whichever
+ * thread gets there first (the application, a pool's abort or eviction), so a replica's in-use
+ * count never drifts. A session that goes back to a pool is lent again in the state a new one
+ * has: what JDBC changed is reset, and so is any setting the server reports as changed
+ * (ParameterStatus); one that cannot be reset is evicted.
+ */
+final class Binding {
+  /** Settings the server reports when they change (some only on newer servers). */
+  static final String[] REPORTED = {"default_transaction_read_only", "application_name",
+      "TimeZone", "DateStyle", "IntervalStyle", "search_path", "session_authorization",
+      "standard_conforming_strings", "client_encoding"};
+
+  private static final VarHandle CONNECTION;
+
+  static {
+    try {
+      CONNECTION = MethodHandles.lookup().findVarHandle(Binding.class, "connection",
+          Connection.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final Router router;
+  private final PrimarySource primarySource;
+  private final boolean pooled;
+
+  /** Written last when bound, cleared first when released (CAS): others read it first. */
+  private volatile Connection connection;
+  private Route route;
+  private ReplicaEndpoint endpoint;
+
+  /** Statements run in the current read-only unit of work: only the first may be retried. */
+  int statements;
+  boolean retried;
+  /** {@link SessionState} bits applied to this session, to undo before it goes back. */
+  int applied;
+  int networkTimeoutBefore;
+  int holdabilityBefore;
+  Map<String, Class<?>> typeMapBefore;
+  private final String[] reportedAtBind = new String[REPORTED.length];
+
+  Binding(Router router, PrimarySource primarySource, boolean pooled) {
+    this.router = router;
+    this.primarySource = primarySource;
+    this.pooled = pooled;
+  }
+
+  void bind(Connection c, Route route, ReplicaEndpoint endpoint) {
+    this.route = route;
+    this.endpoint = endpoint;
+    statements = 0;
+    retried = false;
+    applied = 0;
+    if (pooled) snapshotReported(c);
+    connection = c; // volatile write last: a releasing thread that sees c sees the rest
+  }
+
+  Connection connection() {
+    return connection;
+  }
+
+  Route route() {
+    return route;
+  }
+
+  ReplicaEndpoint endpoint() {
+    return endpoint;
+  }
+
+  private void snapshotReported(Connection c) {
+    PGConnection pg = pg(c);
+    String[] at = reportedAtBind;
+    for (int i = 0; i < at.length; i++) {
+      at[i] = pg == null ? null : pg.getParameterStatus(REPORTED[i]);
+    }
+  }
+
+  /** The server reported a change of a session setting since the session was bound. */
+  private boolean reportedChanged(Connection c) {
+    PGConnection pg = pg(c);
+    if (pg == null) return false;
+    String[] at = reportedAtBind;
+    for (int i = 0; i < at.length; i++) {
+      String now = pg.getParameterStatus(REPORTED[i]);
+      if (now != at[i] && (now == null || !now.equals(at[i]))) return true;
+    }
+    return false;
+  }
+
+  private static PGConnection pg(Connection c) {
+    try {
+      return c.unwrap(PGConnection.class);
+    } catch (SQLException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Gives the session back (reset first when it returns to a pool), or evicts it when
+   * {@code dead}. Returns false when another thread released it already.
+   */
+  boolean release(boolean dead) {
+    return end(dead, false);
+  }
+
+  /** Cuts the session's socket now, on this thread, then evicts it; false if already released. */
+  boolean abort() {
+    return end(true, true);
+  }
+
+  private boolean end(boolean dead, boolean abort) {
+    Connection c = connection;
+    if (c == null) return false;
+    Route r = route;
+    ReplicaEndpoint e = endpoint;
+    // claim it first: once given back, the session may already be another borrower's
+    if (!CONNECTION.compareAndSet(this, c, null)) return false;
+    if (abort) {
+      try {
+        PGConnection pg = pg(c);
+        if (pg != null) {
+          ((Connection) pg).abort(Runnable::run);
+        } else {
+          c.abort(Runnable::run);
+        }
+      } catch (SQLException | RuntimeException ignored) {
+        // gone already
+      }
+    }
+    if (!dead && pooled) dead = !resetForPool(c, r);
+    if (r == Route.REPLICA) {
+      e.release(c, dead);
+    } else if (r == Route.FALLBACK) {
+      router.releaseFallback(c, dead);
+    } else {
+      primarySource.release(c, dead);
+    }
+    return true;
+  }
+
+  /**
+   * Undoes on a pooled session what this logical connection changed: one {@code RESET ALL} when
+   * a JDBC setter or raw SQL changed a setting (it restores the startup values, read-only
+   * included), then the client-side values. False when the session must be evicted instead.
+   */
+  private boolean resetForPool(Connection c, Route r) {
+    int bits = applied;
+    try {
+      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || reportedChanged(c)) {
+        if (!c.getAutoCommit()) {
+          c.rollback();
+          c.setAutoCommit(true);
+        }
+        try (Statement st = c.createStatement()) {
+          st.execute("RESET ALL");
+        }
+        if (reportedChanged(c)) return false; // e.g. SET SESSION AUTHORIZATION: not ours to undo
+      }
+      if ((bits & SessionState.NETWORK_TIMEOUT) != 0) {
+        c.setNetworkTimeout(Runnable::run, networkTimeoutBefore);
+      }
+      if ((bits & SessionState.HOLDABILITY) != 0) c.setHoldability(holdabilityBefore);
+      if ((bits & SessionState.TYPE_MAP) != 0) c.setTypeMap(typeMapBefore);
+      typeMapBefore = null;
+      if (r != Route.PRIMARY) {
+        PGConnection pg = pg(c);
+        String ro = pg == null ? null : pg.getParameterStatus("default_transaction_read_only");
+        // read routes stay read-only: a session that says otherwise is never lent again
+        if (ro != null && !"on".equals(ro)) return false;
+      }
+      return true;
+    } catch (SQLException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Binding[" + route + (connection == null ? ", released" : "") + "]";
+  }
+}

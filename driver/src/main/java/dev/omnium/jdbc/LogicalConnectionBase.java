@@ -1,0 +1,462 @@
+package dev.omnium.jdbc;
+
+import java.sql.Array;
+import java.sql.Blob;
+import java.sql.CallableStatement;
+import java.sql.Clob;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.NClob;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLClientInfoException;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLWarning;
+import java.sql.SQLXML;
+import java.sql.ShardingKey;
+import java.sql.Statement;
+import java.sql.Struct;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Executor;
+
+/**
+ * The part of a logical connection that needs no routing decision: statement factories, the JDBC
+ * session state (recorded in {@link SessionState}, then applied to whatever sessions are bound),
+ * warnings, metadata and factories. {@link OmniumConnection} adds binding, routing, transactions
+ * and lifecycle.
+ */
+abstract class LogicalConnectionBase implements Connection {
+  static final int UNSET = SessionState.UNSET;
+  private static final int FORWARD = ResultSet.TYPE_FORWARD_ONLY;
+  private static final int READ_ONLY = ResultSet.CONCUR_READ_ONLY;
+
+  final SessionState state = new SessionState();
+  /** The staleness read-only work accepts, from the next unit of work on. */
+  long maxAgeNanos;
+  final ArrayList<LogicalStatement> statements = new ArrayList<>();
+
+  abstract OmniumConnection self();
+
+  abstract void checkOpen() throws SQLException;
+
+  abstract Binding primaryBinding();
+
+  abstract Binding readBinding();
+
+  abstract boolean readInTransaction();
+
+  abstract boolean primaryInTransaction() throws SQLException;
+
+  abstract void leaveRead(boolean dead);
+
+  abstract SQLException checkPrimary(SQLException e);
+
+  abstract Connection currentOrPrimary() throws SQLException;
+
+  abstract Connection primaryConnection();
+
+  abstract Connection readConnection();
+
+  abstract String database();
+
+  abstract String applicationName();
+
+  abstract String writeTokenRequired();
+
+  public abstract void requireWriteToken(String token) throws SQLException;
+
+  /**
+   * Changes the staleness this connection's read-only work accepts, from its next unit of work.
+   *
+   * @param maxAge largest accepted replica lag; must be positive
+   * @throws SQLException SQLState HY000 when {@code maxAge} is null, zero or negative
+   */
+  public void setMaxAge(Duration maxAge) throws SQLException {
+    if (maxAge == null || maxAge.isNegative() || maxAge.isZero()) {
+      throw new SQLException("omnium: maxAge must be a positive duration, got " + maxAge, "HY000");
+    }
+    this.maxAgeNanos = maxAge.toNanos();
+  }
+
+  /**
+   * The staleness this connection's read-only work accepts.
+   *
+   * @return the {@code maxAge} in force for the next unit of work
+   */
+  public Duration getMaxAge() {
+    return Duration.ofNanos(maxAgeNanos);
+  }
+
+  @Override
+  public String nativeSQL(String sql) throws SQLException {
+    return currentOrPrimary().nativeSQL(sql);
+  }
+
+  void register(LogicalStatement s) {
+    statements.add(s);
+  }
+
+  void unregister(LogicalStatement s) {
+    for (int i = statements.size() - 1; i >= 0; i--) {
+      if (statements.get(i) == s) {
+        statements.remove(i);
+        return;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  @Override
+  public Statement createStatement() throws SQLException {
+    return createStatement(FORWARD, READ_ONLY, UNSET);
+  }
+
+  @Override
+  public Statement createStatement(int type, int concurrency) throws SQLException {
+    return createStatement(type, concurrency, UNSET);
+  }
+
+  @Override
+  public Statement createStatement(int type, int concurrency, int holdability)
+      throws SQLException {
+    checkOpen();
+    LogicalStatement s = new LogicalStatement(self(), type, concurrency, holdability);
+    register(s);
+    return s;
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql) throws SQLException {
+    return prepare(sql, FORWARD, READ_ONLY, UNSET, UNSET, null, null);
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int type, int concurrency)
+      throws SQLException {
+    return prepare(sql, type, concurrency, UNSET, UNSET, null, null);
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int type, int concurrency,
+                                            int holdability) throws SQLException {
+    return prepare(sql, type, concurrency, holdability, UNSET, null, null);
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int keys) throws SQLException {
+    return prepare(sql, FORWARD, READ_ONLY, UNSET, keys, null, null);
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int[] columns) throws SQLException {
+    return prepare(sql, FORWARD, READ_ONLY, UNSET, UNSET, columns.clone(), null);
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, String[] columns) throws SQLException {
+    return prepare(sql, FORWARD, READ_ONLY, UNSET, UNSET, null, columns.clone());
+  }
+
+  private PreparedStatement prepare(String sql, int type, int concurrency, int holdability,
+      int keys, int[] columnIndexes, String[] columnNames) throws SQLException {
+    checkOpen();
+    if (sql == null) throw new SQLException("omnium: SQL must not be null", "HY000");
+    LogicalPreparedStatement s = new PreparedStatementProxy(self(), sql, type, concurrency,
+        holdability, keys, columnIndexes, columnNames);
+    register(s);
+    return s;
+  }
+
+  @Override
+  public CallableStatement prepareCall(String sql) throws SQLException {
+    return prepareCall(sql, FORWARD, READ_ONLY, UNSET);
+  }
+
+  @Override
+  public CallableStatement prepareCall(String sql, int type, int concurrency)
+      throws SQLException {
+    return prepareCall(sql, type, concurrency, UNSET);
+  }
+
+  @Override
+  public CallableStatement prepareCall(String sql, int type, int concurrency, int holdability)
+      throws SQLException {
+    checkOpen();
+    if (sql == null) throw new SQLException("omnium: SQL must not be null", "HY000");
+    LogicalCallableStatement s = new CallableStatementProxy(self(), sql, type, concurrency,
+        holdability);
+    register(s);
+    return s;
+  }
+
+  @Override
+  public void setTransactionIsolation(int level) throws SQLException {
+    checkOpen();
+    if (readInTransaction() || primaryInTransaction()) {
+      throw new SQLException("Cannot change transaction isolation level in the middle of a"
+          + " transaction.", SqlStates.ACTIVE_TRANSACTION);
+    }
+    state.isolation = level;
+    changed(SessionState.ISOLATION);
+  }
+
+  @Override
+  public int getTransactionIsolation() throws SQLException {
+    checkOpen();
+    if (state.isolation != UNSET) return state.isolation;
+    Connection p = primaryConnection();
+    return p != null ? p.getTransactionIsolation() : TRANSACTION_READ_COMMITTED;
+  }
+
+  /**
+   * After a JDBC setter recorded its value: applies it to the bound sessions. The primary's
+   * failure fails the setter; a read session that cannot take it is given back (the next unit
+   * of work binds afresh with the whole state) unless a transaction runs on it.
+   */
+  final void changed(int bit) throws SQLException {
+    state.set |= bit;
+    Binding p = primaryBinding();
+    Connection pc = p == null ? null : p.connection();
+    if (pc != null) {
+      try {
+        state.apply(p, pc, bit);
+      } catch (SQLException e) {
+        throw checkPrimary(e);
+      }
+    }
+    Binding r = readBinding();
+    Connection rc = r == null ? null : r.connection();
+    if (rc != null) {
+      try {
+        state.apply(r, rc, bit);
+      } catch (SQLException e) {
+        if (readInTransaction()) throw e;
+        leaveRead(SqlStates.connectionDead(e));
+      }
+    }
+  }
+
+  @Override
+  public void setSchema(String schema) throws SQLException {
+    checkOpen();
+    state.schema = schema;
+    changed(SessionState.SCHEMA);
+  }
+
+  @Override
+  public String getSchema() throws SQLException {
+    checkOpen();
+    return state.schema != null ? state.schema : currentOrPrimary().getSchema();
+  }
+
+  @Override
+  public void setCatalog(String catalog) throws SQLException {
+    checkOpen();
+    // PostgreSQL has no catalogs to switch: pgjdbc ignores it, and so does this
+  }
+
+  @Override
+  public String getCatalog() throws SQLException {
+    checkOpen();
+    return database();
+  }
+
+  /**
+   * Sets the socket timeout of the bound sessions. A value of 0, or one above a route's own
+   * bound (e.g. the replica route's), keeps the route's bound.
+   *
+   * @param executor as for pgjdbc
+   * @param milliseconds 0 for none
+   * @throws SQLException HY000 for a negative value, 08003 when closed
+   */
+  @Override
+  public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
+    if (milliseconds < 0) {
+      throw new SQLException("Network timeout must be a value greater than or equal to 0.",
+          "22023");
+    }
+    checkOpen();
+    state.networkTimeout = milliseconds;
+    state.networkTimeoutExecutor = executor;
+    changed(SessionState.NETWORK_TIMEOUT);
+  }
+
+  @Override
+  public int getNetworkTimeout() throws SQLException {
+    checkOpen();
+    return state.networkTimeout();
+  }
+
+  @Override
+  public void setHoldability(int holdability) throws SQLException {
+    checkOpen();
+    if (holdability != ResultSet.HOLD_CURSORS_OVER_COMMIT
+        && holdability != ResultSet.CLOSE_CURSORS_AT_COMMIT) {
+      throw new SQLException("Unknown ResultSet holdability setting: " + holdability + ".",
+          "22023");
+    }
+    state.holdability = holdability;
+    changed(SessionState.HOLDABILITY);
+  }
+
+  @Override
+  public int getHoldability() throws SQLException {
+    checkOpen();
+    return state.holdability();
+  }
+
+  @Override
+  public void setClientInfo(String name, String value) throws SQLClientInfoException {
+    try {
+      if (OmniumConnection.WRITE_TOKEN_CLIENT_INFO.equals(name)) {
+        checkOpen();
+        requireWriteToken(value);
+        return;
+      }
+      checkOpen();
+      state.putClientInfo(name, value);
+      clientInfoChanged(name, value);
+    } catch (SQLClientInfoException e) {
+      throw e;
+    } catch (SQLException e) {
+      throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), null, e);
+    }
+  }
+
+  @Override
+  public void setClientInfo(Properties properties) throws SQLClientInfoException {
+    try {
+      checkOpen();
+      state.putClientInfo(properties);
+      changed(SessionState.CLIENT_INFO);
+    } catch (SQLClientInfoException e) {
+      throw e;
+    } catch (SQLException e) {
+      throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), null, e);
+    }
+  }
+
+  /** One client-info value goes to the bound sessions as it is, as pgjdbc would send it. */
+  final void clientInfoChanged(String name, String value) throws SQLException {
+    state.set |= SessionState.CLIENT_INFO;
+    Binding p = primaryBinding();
+    Connection pc = p == null ? null : p.connection();
+    if (pc != null) {
+      pc.setClientInfo(name, value);
+      p.applied |= SessionState.CLIENT_INFO;
+    }
+    Binding r = readBinding();
+    Connection rc = r == null ? null : r.connection();
+    if (rc != null) {
+      rc.setClientInfo(name, value);
+      r.applied |= SessionState.CLIENT_INFO;
+    }
+  }
+
+  @Override
+  public String getClientInfo(String name) throws SQLException {
+    checkOpen();
+    if (OmniumConnection.WRITE_TOKEN_CLIENT_INFO.equals(name)) {
+      return writeTokenRequired();
+    }
+    String v = state.clientInfo == null ? null : state.clientInfo.getProperty(name);
+    // pgjdbc answers the session's application name; the logical one is the configured base
+    return v == null && "ApplicationName".equals(name) ? applicationName() : v;
+  }
+
+  @Override
+  public Properties getClientInfo() throws SQLException {
+    checkOpen();
+    return state.clientInfoCopy();
+  }
+
+  @Override
+  public Map<String, Class<?>> getTypeMap() throws SQLException {
+    checkOpen();
+    return state.typeMap();
+  }
+
+  @Override
+  public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
+    checkOpen();
+    state.typeMap = map;
+    changed(SessionState.TYPE_MAP);
+  }
+
+  /** The warnings of the bound sessions, copied into one fresh chain (never a cycle). */
+  @Override
+  public SQLWarning getWarnings() throws SQLException {
+    checkOpen();
+    Connection p = primaryConnection();
+    Connection r = readConnection();
+    return Warnings.chain(p == null ? null : p.getWarnings(), r == null ? null : r.getWarnings());
+  }
+
+  @Override
+  public void clearWarnings() throws SQLException {
+    checkOpen();
+    Connection p = primaryConnection();
+    Connection r = readConnection();
+    if (p != null) p.clearWarnings();
+    if (r != null) r.clearWarnings();
+  }
+
+  /** Metadata that resolves its session at each call; its URL is the masked omnium one. */
+  @Override
+  public DatabaseMetaData getMetaData() throws SQLException {
+    checkOpen();
+    return new MetaDataProxy(MetaDataTarget.of(self()), self());
+  }
+
+  // ---------------------------------------------------------------- factories
+
+  @Override public Clob createClob() throws SQLException { return currentOrPrimary().createClob(); }
+  @Override public Blob createBlob() throws SQLException { return currentOrPrimary().createBlob(); }
+
+  @Override
+  public NClob createNClob() throws SQLException {
+    return currentOrPrimary().createNClob();
+  }
+
+  @Override
+  public SQLXML createSQLXML() throws SQLException {
+    return currentOrPrimary().createSQLXML();
+  }
+
+  /** An array valid on any session: its server work runs on this connection's current one. */
+  @Override
+  public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
+    return new LogicalArray(self(), typeName, elements);
+  }
+
+  @Override
+  public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
+    return currentOrPrimary().createStruct(typeName, attributes);
+  }
+
+  @Override
+  public boolean setShardingKeyIfValid(ShardingKey key, ShardingKey superKey, int timeout)
+      throws SQLException {
+    throw new SQLFeatureNotSupportedException("omnium: sharding keys are not supported");
+  }
+
+  @Override
+  public boolean setShardingKeyIfValid(ShardingKey key, int timeout) throws SQLException {
+    throw new SQLFeatureNotSupportedException("omnium: sharding keys are not supported");
+  }
+
+  @Override
+  public void setShardingKey(ShardingKey key, ShardingKey superKey) throws SQLException {
+    throw new SQLFeatureNotSupportedException("omnium: sharding keys are not supported");
+  }
+
+  @Override
+  public void setShardingKey(ShardingKey key) throws SQLException {
+    throw new SQLFeatureNotSupportedException("omnium: sharding keys are not supported");
+  }
+}

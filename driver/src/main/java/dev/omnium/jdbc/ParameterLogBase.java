@@ -1,0 +1,311 @@
+package dev.omnium.jdbc;
+
+import java.io.InputStream;
+import java.io.Reader;
+import java.sql.CallableStatement;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Calendar;
+import java.util.Date;
+import java.util.Objects;
+
+/**
+ * The parameters of a logical prepared or callable statement, recorded so that they can be
+ * applied to whichever physical statement runs it ({@link #applyTo}), again after a rebind, and
+ * snapshotted for a batch ({@link #copy}). This class holds the whole algorithm; the generated
+ * subclass {@link ParameterLog} adds one recording method per JDBC setter (same name and
+ * parameters, storing its arguments in an {@link Entry}) and the replay of each kind.
+ *
+ * <p>Recording never throws: the physical driver validates the call (index range, types,
+ * feature support) when it is applied, so errors surface at execution. A later call for the same
+ * index (or name) replaces the earlier one in place; replay calls the very overload that was
+ * recorded with the recorded arguments.
+ *
+ * <p>Order of replay: indexed parameters in ascending index order, the out-parameter registration
+ * of an index before its value; then named parameters and indexes outside
+ * {@code 1..}{@value #MAX_DENSE_INDEX} in the order they were first set.
+ *
+ * <p>{@code byte[]}, {@code java.util.Date} (and the {@code java.sql} date types),
+ * {@code Calendar} and arrays given to {@code setObject} are copied when recorded, as pgjdbc
+ * converts them when they are set, so an application that reuses a buffer between
+ * {@code addBatch()} calls sends what it set. Streams, readers and LOB objects are kept by
+ * reference: they can be applied once (see {@link #isReplayable()}).
+ *
+ * <p>Not thread-safe, like the statement that owns it. {@link #toString()} never shows values.
+ */
+abstract class ParameterLogBase {
+  /** Highest index kept in the direct tables; PostgreSQL accepts at most 65535 parameters. */
+  static final int MAX_DENSE_INDEX = 65535;
+
+  /** Kind of an entry that holds nothing (a cleared value); the generated kinds start at 1. */
+  static final int NONE = 0;
+
+  private static final Entry[] NO_ENTRIES = new Entry[0];
+
+  /** Values by index (slot 0 unused); entries are reused, {@code kind == NONE} when cleared. */
+  private Entry[] values = NO_ENTRIES;
+  /** Out-parameter registrations by index. */
+  private Entry[] outs = NO_ENTRIES;
+  /** Named parameters and out-of-range indexes, in the order first set. */
+  private Entry[] others = NO_ENTRIES;
+  private int otherCount;
+  private int valueCount;
+  private int outCount;
+  /** No set value or registration above these indexes. */
+  private int valueHigh;
+  private int outHigh;
+
+  /** Calls on {@code ps} the setter or registration that {@code e} recorded. */
+  abstract void apply(PreparedStatement ps, Entry e) throws SQLException;
+
+  /** An empty log of the same kind, for {@link #copy()}. */
+  abstract ParameterLogBase newLog();
+
+  /** True when nothing is recorded: no value and no out-parameter registration. */
+  final boolean isEmpty() {
+    return valueCount == 0 && outCount == 0 && otherCount == 0;
+  }
+
+  /**
+   * Forgets every parameter value, as {@link PreparedStatement#clearParameters()}.
+   * Out-parameter registrations are kept: JDBC clears values, not registrations.
+   */
+  final void clearParameters() {
+    for (int i = 1; i <= valueHigh; i++) {
+      Entry e = values[i];
+      if (e != null) e.clear();
+    }
+    valueCount = 0;
+    valueHigh = 0;
+    int kept = 0;
+    for (int i = 0; i < otherCount; i++) {
+      if (others[i].out) others[kept++] = others[i];
+    }
+    Arrays.fill(others, kept, otherCount, null);
+    otherCount = kept;
+  }
+
+  /** An independent snapshot (for {@code addBatch()}): later calls on either log do not affect the other. */
+  final ParameterLogBase copyLog() {
+    ParameterLogBase c = newLog();
+    c.values = copyTable(values, valueHigh);
+    c.outs = copyTable(outs, outHigh);
+    c.valueCount = valueCount;
+    c.outCount = outCount;
+    c.valueHigh = valueHigh;
+    c.outHigh = outHigh;
+    c.others = new Entry[otherCount];
+    for (int i = 0; i < otherCount; i++) {
+      c.others[i] = others[i].copy();
+    }
+    c.otherCount = otherCount;
+    return c;
+  }
+
+  /**
+   * False when a recorded value is an {@link InputStream} or a {@link Reader}: applying it
+   * consumes it, so the statement cannot be applied a second time (for example to retry it on
+   * another connection) with the same data.
+   */
+  final boolean isReplayable() {
+    for (int i = 1; i <= valueHigh; i++) {
+      Entry e = values[i];
+      if (e != null && e.kind != NONE && e.holdsStream()) return false;
+    }
+    for (int i = 0; i < otherCount; i++) {
+      if (others[i].holdsStream()) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Calls on {@code ps} the recorded setters and registrations, in the order described above.
+   * Named setters and {@code registerOutParameter} need a {@link CallableStatement}.
+   */
+  final void applyTo(PreparedStatement ps) throws SQLException {
+    int high = Math.max(valueHigh, outHigh);
+    for (int i = 1; i <= high; i++) {
+      if (i <= outHigh) {
+        Entry e = outs[i];
+        if (e != null && e.kind != NONE) apply(ps, e);
+      }
+      if (i <= valueHigh) {
+        Entry e = values[i];
+        if (e != null && e.kind != NONE) apply(ps, e);
+      }
+    }
+    for (int i = 0; i < otherCount; i++) {
+      apply(ps, others[i]);
+    }
+  }
+
+  /** Counts only: values may be secrets. */
+  @Override
+  public final String toString() {
+    int otherValues = 0;
+    for (int i = 0; i < otherCount; i++) {
+      if (!others[i].out) otherValues++;
+    }
+    return "ParameterLog[values=" + (valueCount + otherValues)
+        + ", outParameters=" + (outCount + otherCount - otherValues) + "]";
+  }
+
+  /** The entry for {@code index}, emptied for a new value of {@code kind}. */
+  final Entry indexed(int index, boolean out, int kind) {
+    Entry e = index < 1 || index > MAX_DENSE_INDEX ? other(index, null, false, out) : dense(index, out);
+    e.kind = kind;
+    return e;
+  }
+
+  /** The entry for the named parameter {@code name}, emptied for a new value of {@code kind}. */
+  final Entry named(String name, boolean out, int kind) {
+    Entry e = other(0, name, true, out);
+    e.kind = kind;
+    return e;
+  }
+
+  private Entry dense(int index, boolean out) {
+    Entry[] table = out ? outs : values;
+    if (index >= table.length) {
+      int length = Math.min(MAX_DENSE_INDEX + 1, Math.max(index + 1, table.length * 2));
+      table = Arrays.copyOf(table, length);
+      if (out) {
+        outs = table;
+      } else {
+        values = table;
+      }
+    }
+    Entry e = table[index];
+    if (e == null) {
+      e = new Entry();
+      e.index = index;
+      e.out = out;
+      table[index] = e;
+    }
+    if (e.kind == NONE) {
+      if (out) {
+        outCount++;
+      } else {
+        valueCount++;
+      }
+    } else {
+      e.clear();
+    }
+    if (out) {
+      outHigh = Math.max(outHigh, index);
+    } else {
+      valueHigh = Math.max(valueHigh, index);
+    }
+    return e;
+  }
+
+  private Entry other(int index, String name, boolean named, boolean out) {
+    for (int i = 0; i < otherCount; i++) {
+      Entry e = others[i];
+      if (e.named == named && e.out == out && e.index == index && Objects.equals(e.name, name)) {
+        e.clear();
+        return e;
+      }
+    }
+    Entry e = new Entry();
+    e.index = index;
+    e.name = name;
+    e.named = named;
+    e.out = out;
+    if (otherCount == others.length) {
+      others = Arrays.copyOf(others, Math.max(4, otherCount * 2));
+    }
+    others[otherCount++] = e;
+    return e;
+  }
+
+  private static Entry[] copyTable(Entry[] table, int high) {
+    if (high == 0) return NO_ENTRIES;
+    Entry[] c = new Entry[high + 1];
+    for (int i = 1; i <= high; i++) {
+      Entry e = table[i];
+      if (e != null && e.kind != NONE) c[i] = e.copy();
+    }
+    return c;
+  }
+
+  /** The statement as a {@link CallableStatement}, for named setters and out parameters. */
+  static CallableStatement callable(PreparedStatement ps) throws SQLException {
+    if (ps instanceof CallableStatement) return (CallableStatement) ps;
+    throw new SQLException("named parameters and registerOutParameter need a"
+        + " CallableStatement, not " + ps.getClass().getName(), "HY000");
+  }
+
+  /** A mutable value as the driver would have seen it at the time it was set. */
+  static Object snapshot(Object x) {
+    if (x instanceof byte[]) {
+      return ((byte[]) x).clone();
+    } else if (x instanceof Date) {
+      return ((Date) x).clone();
+    } else if (x instanceof Calendar) {
+      return ((Calendar) x).clone();
+    } else if (x instanceof Object[]) {
+      return ((Object[]) x).clone();
+    } else if (x instanceof int[]) {
+      return ((int[]) x).clone();
+    } else if (x instanceof long[]) {
+      return ((long[]) x).clone();
+    } else if (x instanceof short[]) {
+      return ((short[]) x).clone();
+    } else if (x instanceof double[]) {
+      return ((double[]) x).clone();
+    } else if (x instanceof float[]) {
+      return ((float[]) x).clone();
+    } else if (x instanceof boolean[]) {
+      return ((boolean[]) x).clone();
+    } else if (x instanceof char[]) {
+      return ((char[]) x).clone();
+    }
+    return x;
+  }
+
+  /**
+   * One recorded call: its kind, its index or name, and its arguments after the first, in two
+   * reference and two primitive slots (the generator checks that every JDBC setter fits;
+   * {@code boolean}, {@code float} and {@code double} are stored as their bits).
+   */
+  static final class Entry {
+    int kind;
+    int index;
+    String name;
+    boolean named;
+    boolean out;
+    Object o1;
+    Object o2;
+    long n1;
+    long n2;
+
+    void clear() {
+      kind = NONE;
+      o1 = null;
+      o2 = null;
+      n1 = 0;
+      n2 = 0;
+    }
+
+    Entry copy() {
+      Entry c = new Entry();
+      c.kind = kind;
+      c.index = index;
+      c.name = name;
+      c.named = named;
+      c.out = out;
+      c.o1 = o1;
+      c.o2 = o2;
+      c.n1 = n1;
+      c.n2 = n2;
+      return c;
+    }
+
+    boolean holdsStream() {
+      return o1 instanceof InputStream || o1 instanceof Reader
+          || o2 instanceof InputStream || o2 instanceof Reader;
+    }
+  }
+}

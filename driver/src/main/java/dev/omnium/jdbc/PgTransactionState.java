@@ -1,0 +1,24 @@
+package dev.omnium.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
+
+/**
+ * The one place that reads pgjdbc's driver-internal transaction state ({@link BaseConnection},
+ * which pgjdbc's public API does not expose). PgTransactionStateTest fails when pgjdbc changes it.
+ */
+final class PgTransactionState {
+  private PgTransactionState() { }
+
+  /** Whether a transaction is open (or failed) on this pgjdbc session. */
+  static boolean inTransaction(Connection c) throws SQLException {
+    return c.unwrap(BaseConnection.class).getTransactionState() != TransactionState.IDLE;
+  }
+
+  /** Whether a transaction is open and not failed: a COMMIT would commit it. */
+  static boolean isOpen(Connection c) throws SQLException {
+    return c.unwrap(BaseConnection.class).getTransactionState() == TransactionState.OPEN;
+  }
+}

@@ -1,0 +1,139 @@
+package dev.omnium.jdbc;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Executor;
+
+/**
+ * The JDBC state of a logical connection (auto-commit, isolation, schema, catalog, network
+ * timeout, holdability, client info, type map): the values the application set, answered by the
+ * getters without a round trip, and applied in full to each session the connection binds.
+ * {@link Binding} records which bits it applied, so a pooled session is reset on return the
+ * HikariCP way: only what changed.
+ */
+final class SessionState {
+  static final int UNSET = -1;
+
+  static final int ISOLATION = 1;
+  static final int SCHEMA = 1 << 1;
+  static final int NETWORK_TIMEOUT = 1 << 2;
+  static final int HOLDABILITY = 1 << 3;
+  static final int CLIENT_INFO = 1 << 4;
+  static final int TYPE_MAP = 1 << 5;
+  /** Server-side settings: undone with one RESET ALL. */
+  static final int NEEDS_SQL_RESET = ISOLATION | SCHEMA | CLIENT_INFO;
+
+  boolean autoCommit = true;
+  int isolation = UNSET;
+  String schema;
+  int networkTimeout = UNSET;
+  Executor networkTimeoutExecutor;
+  int holdability = UNSET;
+  Properties clientInfo;
+  Map<String, Class<?>> typeMap;
+  /** Which of the values above the application set: 0 on the hot path, so apply costs nothing. */
+  int set;
+
+  /** Applies the logical state to a session just bound. */
+  void applyTo(Binding b) throws SQLException {
+    Connection c = b.connection();
+    if (!autoCommit) c.setAutoCommit(false);
+    int s = set;
+    if (s == 0) return;
+    if ((s & ISOLATION) != 0 && isolation != Connection.TRANSACTION_READ_COMMITTED) {
+      apply(b, c, ISOLATION);
+    }
+    if ((s & SCHEMA) != 0) apply(b, c, SCHEMA);
+    if ((s & NETWORK_TIMEOUT) != 0) apply(b, c, NETWORK_TIMEOUT);
+    if ((s & HOLDABILITY) != 0) apply(b, c, HOLDABILITY);
+    if ((s & CLIENT_INFO) != 0) apply(b, c, CLIENT_INFO);
+    if ((s & TYPE_MAP) != 0) apply(b, c, TYPE_MAP);
+  }
+
+  /** Applies one value to a bound session, remembering what to undo. */
+  void apply(Binding b, Connection c, int bit) throws SQLException {
+    switch (bit) {
+      case ISOLATION:
+        c.setTransactionIsolation(isolation);
+        break;
+      case SCHEMA:
+        c.setSchema(schema);
+        break;
+      case NETWORK_TIMEOUT:
+        if ((b.applied & NETWORK_TIMEOUT) == 0) b.networkTimeoutBefore = c.getNetworkTimeout();
+        c.setNetworkTimeout(networkTimeoutExecutor,
+            effectiveNetworkTimeout(networkTimeout, b.networkTimeoutBefore));
+        break;
+      case HOLDABILITY:
+        if ((b.applied & HOLDABILITY) == 0) b.holdabilityBefore = c.getHoldability();
+        c.setHoldability(holdability);
+        break;
+      case CLIENT_INFO:
+        // name by name: pgjdbc's setClientInfo(Properties) would blank an ApplicationName not in it
+        for (String name : clientInfo.stringPropertyNames()) {
+          c.setClientInfo(name, clientInfo.getProperty(name));
+        }
+        break;
+      case TYPE_MAP:
+        if ((b.applied & TYPE_MAP) == 0) b.typeMapBefore = c.getTypeMap();
+        c.setTypeMap(typeMap);
+        break;
+      default:
+        throw new IllegalArgumentException("bit " + bit);
+    }
+    b.applied |= bit;
+  }
+
+  /**
+   * The socket timeout a session gets: a JDBC value of 0 ("none", which HikariCP restores when
+   * it read 0) never removes the route's own bound, and a larger value never lengthens it.
+   */
+  static int effectiveNetworkTimeout(int requested, int routeOwn) {
+    if (routeOwn <= 0) return requested;
+    return requested <= 0 ? routeOwn : Math.min(requested, routeOwn);
+  }
+
+  int holdability() {
+    // pgjdbc's default: result sets close at commit
+    return holdability == UNSET ? ResultSet.CLOSE_CURSORS_AT_COMMIT : holdability;
+  }
+
+  int networkTimeout() {
+    return networkTimeout == UNSET ? 0 : networkTimeout;
+  }
+
+  Map<String, Class<?>> typeMap() {
+    return typeMap != null ? typeMap : new HashMap<>();
+  }
+
+  Properties clientInfoCopy() {
+    Properties p = new Properties();
+    if (clientInfo != null) p.putAll(clientInfo);
+    return p;
+  }
+
+  /** Records one client-info value; false when nothing changed. */
+  boolean putClientInfo(String name, String value) {
+    Properties p = clientInfo != null ? clientInfo : new Properties();
+    String old = p.getProperty(name);
+    if (value == null) {
+      p.remove(name);
+    } else {
+      p.setProperty(name, value);
+    }
+    clientInfo = p;
+    set |= CLIENT_INFO;
+    return value == null ? old != null : !value.equals(old);
+  }
+
+  void putClientInfo(Properties properties) {
+    Properties p = new Properties();
+    if (properties != null) p.putAll(properties);
+    clientInfo = p;
+    set |= CLIENT_INFO;
+  }
+}

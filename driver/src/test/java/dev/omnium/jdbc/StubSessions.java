@@ -1,0 +1,200 @@
+package dev.omnium.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+
+/**
+ * Stub pgjdbc sessions for unit tests of the routing state machine, in the spirit of HikariCP's
+ * test stubs: no server, every call recorded, the state a caller set answered back, the server's
+ * ParameterStatus values settable. Also a HikariCP pool lending them, as the routes' pools do.
+ */
+final class StubSessions {
+  private StubSessions() { }
+
+  /** One stub session's recorded life. */
+  static final class Session {
+    final List<String> calls = new CopyOnWriteArrayList<>();
+    final List<String> sql = new CopyOnWriteArrayList<>();
+    final Map<String, String> reported = new ConcurrentHashMap<>();
+    final AtomicInteger closes = new AtomicInteger();
+    final AtomicInteger aborts = new AtomicInteger();
+    volatile boolean autoCommit = true;
+    volatile int networkTimeout;
+    volatile int holdability = ResultSet.CLOSE_CURSORS_AT_COMMIT;
+    volatile Map<String, Class<?>> typeMap = new HashMap<>();
+    Connection connection;
+
+    Session() {
+      reported.put("default_transaction_read_only", "on");
+      reported.put("application_name", "unit:fallback");
+      reported.put("TimeZone", "UTC");
+      reported.put("DateStyle", "ISO, MDY");
+    }
+
+    boolean closed() {
+      return closes.get() > 0 || aborts.get() > 0;
+    }
+  }
+
+  static Session session() {
+    Session s = new Session();
+    s.connection = (Connection) Proxy.newProxyInstance(StubSessions.class.getClassLoader(),
+        new Class<?>[] {Connection.class, PGConnection.class}, new ConnectionHandler(s));
+    return s;
+  }
+
+  private static final class ConnectionHandler implements InvocationHandler {
+    private final Session s;
+
+    ConnectionHandler(Session s) {
+      this.s = s;
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
+      String name = m.getName();
+      if (m.getDeclaringClass() == Object.class) {
+        if (name.equals("equals")) return proxy == args[0];
+        if (name.equals("hashCode")) return System.identityHashCode(proxy);
+        return "StubSession@" + Integer.toHexString(System.identityHashCode(proxy));
+      }
+      s.calls.add(name);
+      switch (name) {
+        case "close": s.closes.incrementAndGet(); return null;
+        case "abort": s.aborts.incrementAndGet(); return null;
+        case "isClosed": return s.closed();
+        case "isValid": return !s.closed();
+        case "getAutoCommit": return s.autoCommit;
+        case "setAutoCommit": s.autoCommit = (Boolean) args[0]; return null;
+        case "getTransactionIsolation": return Connection.TRANSACTION_READ_COMMITTED;
+        case "getNetworkTimeout": return s.networkTimeout;
+        case "setNetworkTimeout": s.networkTimeout = (Integer) args[1]; return null;
+        case "getHoldability": return s.holdability;
+        case "setHoldability": s.holdability = (Integer) args[0]; return null;
+        case "getTypeMap": return s.typeMap;
+        case "setTypeMap": s.typeMap = castMap(args[0]); return null;
+        case "getParameterStatus": return s.reported.get((String) args[0]);
+        case "getParameterStatuses": return Collections.unmodifiableMap(s.reported);
+        case "unwrap": return ((Class<?>) args[0]).isInstance(proxy) ? proxy : fail(name);
+        case "isWrapperFor": return ((Class<?>) args[0]).isInstance(proxy);
+        case "createStatement": return statement(s);
+        default: return defaultValue(m.getReturnType());
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Class<?>> castMap(Object o) {
+    return (Map<String, Class<?>>) o;
+  }
+
+  private static Object fail(String what) throws SQLException {
+    throw new SQLException("stub: " + what, "HY000");
+  }
+
+  /** A statement that records its SQL; RESET ALL restores the settings the stub reports. */
+  private static Statement statement(Session s) {
+    return (Statement) Proxy.newProxyInstance(StubSessions.class.getClassLoader(),
+        new Class<?>[] {Statement.class}, (proxy, m, args) -> {
+          if (m.getDeclaringClass() == Object.class) {
+            return m.getName().equals("equals") ? proxy == args[0]
+                : m.getName().equals("hashCode") ? System.identityHashCode(proxy) : "StubStatement";
+          }
+          if (m.getName().startsWith("execute") && args != null && args[0] instanceof String) {
+            String sql = (String) args[0];
+            s.sql.add(sql);
+            if (sql.equals("RESET ALL")) s.reported.putAll(new Session().reported);
+          }
+          return defaultValue(m.getReturnType());
+        });
+  }
+
+  static Object defaultValue(Class<?> t) {
+    if (t == boolean.class) return false;
+    if (t == int.class) return 0;
+    if (t == long.class) return 0L;
+    if (t == void.class) return null;
+    return t.isPrimitive() ? 0 : null;
+  }
+
+  /** A HikariCP pool that lends stub sessions, keeping every session it ever opened. */
+  static final class StubPool implements AutoCloseable {
+    final List<Session> opened = new CopyOnWriteArrayList<>();
+    final HikariDataSource pool;
+
+    StubPool(String name, int size) {
+      HikariConfig hc = new HikariConfig();
+      hc.setPoolName(name);
+      hc.setMaximumPoolSize(size);
+      hc.setMinimumIdle(0);
+      hc.setConnectionTimeout(1000);
+      hc.setDataSource(new StubDataSource(opened));
+      pool = new HikariDataSource(hc);
+    }
+
+    int active() {
+      return pool.getHikariPoolMXBean().getActiveConnections();
+    }
+
+    @Override
+    public void close() {
+      pool.close();
+    }
+  }
+
+  private static final class StubDataSource implements DataSource {
+    private final List<Session> opened;
+
+    StubDataSource(List<Session> opened) {
+      this.opened = opened;
+    }
+
+    @Override
+    public Connection getConnection() {
+      Session s = session();
+      opened.add(s);
+      return s.connection;
+    }
+
+    @Override public Connection getConnection(String user, String password) {
+      return getConnection();
+    }
+
+    @Override public PrintWriter getLogWriter() { return null; }
+    @Override public void setLogWriter(PrintWriter out) { }
+    @Override public void setLoginTimeout(int seconds) { }
+    @Override public int getLoginTimeout() { return 0; }
+    @Override public Logger getParentLogger() { return Logger.getGlobal(); }
+    @Override public <T> T unwrap(Class<T> iface) throws SQLException { throw new SQLException(); }
+    @Override public boolean isWrapperFor(Class<?> iface) { return false; }
+  }
+
+  /** The stub session behind a (HikariCP proxy of a) connection. */
+  static Session of(List<Session> sessions, Connection c) throws SQLException {
+    PGConnection pg = c.unwrap(PGConnection.class);
+    List<Session> all = new ArrayList<>(sessions);
+    for (Session s : all) {
+      if (s.connection == pg) return s;
+    }
+    throw new AssertionError("not a stub session: " + c);
+  }
+}

@@ -1,0 +1,123 @@
+package dev.omnium.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.omnium.jdbc.OmniumDriver;
+import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Issue 13 item 3: a black-holed primary (frozen server processes: TCP is accepted, nothing
+ * answers) ends fallback reads and primary work in flight within the route's statement timeout
+ * plus {@code clientTimeoutMargin}, instead of hanging without limit.
+ */
+@ExtendWith(PgClusterLogsOnFailure.class)
+class ClientBoundsIT {
+  static PgCluster cluster;
+
+  @BeforeAll
+  static void up() {
+    cluster = PgCluster.builder().replicas(0).start();
+  }
+
+  @AfterAll
+  static void down() {
+    OmniumDriver.shutdown();
+    if (cluster != null) cluster.close();
+  }
+
+  /** Seconds a statement may take before it counts as hanging: far above the bound (2 s + 1 s). */
+  private static final long HANG_SECONDS = 60;
+
+  @Test
+  void fallbackReadsAndPrimaryWorkInFlightEndWhenThePrimaryFreezes() throws Exception {
+    // No replica: every read takes the fallback route on the primary.
+    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?applicationName=bounds&statementTimeout=2s&clientTimeoutMargin=1s&poolTimeout=2s&user="
+        + cluster.user();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    Connection read = DriverManager.getConnection(url);
+    Connection write = DriverManager.getConnection(url);
+    boolean frozen = false;
+    try {
+      read.setReadOnly(true);
+      read.setAutoCommit(false);
+      Where r = Where.of(read); // a read-only transaction bound to a fallback session
+      assertEquals("bounds:fallback", r.applicationName());
+      Where w = Where.of(write);
+      assertEquals("bounds", w.applicationName());
+      assertFalse(w.inRecovery());
+
+      cluster.freeze(cluster.primary());
+      frozen = true;
+      long start = System.nanoTime();
+      Future<SQLException> fallback = pool.submit(() -> failureOf(read));
+      Future<SQLException> primary = pool.submit(() -> failureOf(write));
+      SQLException fe = within(fallback, "the fallback read");
+      SQLException pe = within(primary, "the primary statement");
+      long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+      System.out.println("FIGURE frozen primary, statementTimeout=2s + clientTimeoutMargin=1s: fallback read and"
+          + " primary statement failed after " + millis + " ms (" + fe.getSQLState() + ", " + pe.getSQLState() + ")");
+      assertTrue(fe.getSQLState() != null && fe.getSQLState().startsWith("08"), fe + " / " + fe.getSQLState());
+      assertTrue(pe.getSQLState() != null && pe.getSQLState().startsWith("08"), pe + " / " + pe.getSQLState());
+    } finally {
+      if (frozen) cluster.thaw(cluster.primary());
+      pool.shutdownNow();
+      closeQuietly(read);
+      closeQuietly(write);
+    }
+    // The lost sessions were evicted: new reads get fresh fallback sessions.
+    Poll.until(Duration.ofSeconds(30), "fallback reads again after the thaw", () -> {
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.setReadOnly(true);
+        return "bounds:fallback".equals(Where.of(c).applicationName());
+      }
+    });
+  }
+
+  private static SQLException failureOf(Connection c) {
+    try {
+      Where.of(c);
+      return null;
+    } catch (SQLException e) {
+      return e;
+    }
+  }
+
+  private static SQLException within(Future<SQLException> f, String what) throws Exception {
+    try {
+      SQLException e = f.get(HANG_SECONDS, TimeUnit.SECONDS);
+      if (e == null) fail(what + " succeeded on a frozen primary");
+      return e;
+    } catch (TimeoutException hang) {
+      throw new AssertionError(what + " still hangs after " + HANG_SECONDS + " s on a frozen primary");
+    } catch (ExecutionException e) {
+      throw new AssertionError(what + " failed unexpectedly", e.getCause());
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException | RuntimeException ignored) {
+      // the session is gone
+    }
+  }
+}

@@ -1,0 +1,248 @@
+package dev.omnium.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.jdbc.OmniumConnection;
+import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Read-your-writes records the position of every write that commits, whichever call committed it,
+ * and a position it could not learn is replaced by the next one it learns. The application runs as
+ * an ordinary (non-superuser) role, so the test can make the position query fail by revoking
+ * EXECUTE on {@code pg_current_wal_insert_lsn()}.
+ */
+class ReadYourWritesRecordingIT {
+  private static final AtomicLong IDS = new AtomicLong();
+  private static final String APP_ROLE = "omnium_app";
+
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).sql(
+      "CREATE TABLE rec (id bigint PRIMARY KEY)",
+      "CREATE TABLE rec_deferred (id bigint, UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)",
+      "CREATE ROLE " + APP_ROLE + " LOGIN",
+      "GRANT ALL ON rec, rec_deferred TO " + APP_ROLE).build();
+
+  static PgCluster cluster;
+
+  @BeforeEach
+  void grantHeartbeat() throws Exception {
+    cluster = SANDBOX.cluster();
+    admin("GRANT SELECT ON replica_heartbeat TO " + APP_ROLE);
+    SANDBOX.awaitCaughtUp();
+  }
+
+  @AfterEach
+  void restore() throws Exception {
+    admin("GRANT EXECUTE ON FUNCTION pg_current_wal_insert_lsn() TO PUBLIC");
+    cluster.resumeReplay(cluster.replica(0));
+    cluster.awaitCaughtUp(cluster.replica(0));
+  }
+
+  static void admin(String sql) throws SQLException {
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  /** A long TTL: a remembered position must be replaced, not merely expire. */
+  static String url(String app) {
+    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
+        + "&maxAge=120s&heartbeatInterval=100ms&readYourWrites=thread&readYourWritesTtl=10m"
+        + "&user=" + APP_ROLE;
+  }
+
+  /** Waits until reads of this configuration reach the replica; then, if asked, pauses its replay. */
+  static void awaitReplicaReads(String url, boolean thenPause) throws Exception {
+    Poll.until(Duration.ofSeconds(20), "a fresh replica", () -> {
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.setReadOnly(true);
+        return Where.of(c).inRecovery();
+      }
+    });
+    if (thenPause) cluster.pauseReplay(cluster.replica(0));
+  }
+
+  static void insert(Connection c, long id) throws SQLException {
+    c.setReadOnly(false);
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO rec VALUES (?)")) {
+      ps.setLong(1, id);
+      assertEquals(1, ps.executeUpdate());
+    }
+  }
+
+  /** Reads the row back read-only: {seen, ranOnTheReplica}, as the server reports it. */
+  static boolean[] readBack(Connection c, long id) throws SQLException {
+    c.setReadOnly(true);
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT EXISTS (SELECT 1 FROM rec WHERE id = ?), pg_is_in_recovery()")) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new boolean[] {rs.getBoolean(1), rs.getBoolean(2)};
+      }
+    } finally {
+      c.setReadOnly(false);
+    }
+  }
+
+  static long primaryInsertPosition() throws SQLException {
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT (pg_current_wal_insert_lsn() - '0/0')::text")) {
+      rs.next();
+      return Long.parseLong(rs.getString(1));
+    }
+  }
+
+  static long tokenPosition(String token) {
+    String lsn = token.substring(token.lastIndexOf(':') + 1);
+    int slash = lsn.indexOf('/');
+    return (Long.parseLong(lsn.substring(0, slash), 16) << 32) | Long.parseLong(lsn.substring(slash + 1), 16);
+  }
+
+  @Test
+  void aPositionThatCouldNotBeReadIsReplacedByTheNextWritesPosition() throws Exception {
+    String url = url("rec-replaced");
+    awaitReplicaReads(url, false);
+    try (Connection c = DriverManager.getConnection(url)) {
+      admin("REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC");
+      long first = IDS.incrementAndGet();
+      insert(c, first); // commits; its position cannot be read now
+      boolean[] unknown = readBack(c, first);
+      assertTrue(unknown[0], "a write whose position is unknown is read where it is certain: " + unknown[1]);
+      assertFalse(unknown[1], "so the primary serves that read");
+
+      admin("GRANT EXECUTE ON FUNCTION pg_current_wal_insert_lsn() TO PUBLIC");
+      long second = IDS.incrementAndGet();
+      insert(c, second);
+      String token = c.unwrap(OmniumConnection.class).lastWriteToken();
+      assertNotNull(token);
+      long now = primaryInsertPosition();
+      assertTrue(Long.compareUnsigned(tokenPosition(token), now) <= 0,
+          "the token names a real position (" + token + "), not one past the primary's end");
+
+      cluster.awaitCaughtUp(cluster.replica(0));
+      Poll.until(Duration.ofSeconds(20), "this thread's reads back on the replica", () -> {
+        boolean[] r = readBack(c, second);
+        return r[0] && r[1];
+      });
+      assertTrue(readBack(c, first)[0]);
+    }
+  }
+
+  @Test
+  void autocommitInsertReturningThroughExecuteQueryIsRemembered() throws Exception {
+    String url = url("rec-query");
+    awaitReplicaReads(url, true);
+    try (Connection c = DriverManager.getConnection(url)) {
+      long id = IDS.incrementAndGet();
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO rec VALUES (?) RETURNING id")) {
+        ps.setLong(1, id);
+        try (ResultSet rs = ps.executeQuery()) {
+          assertTrue(rs.next());
+          assertEquals(id, rs.getLong(1));
+        }
+      }
+      boolean[] r = readBack(c, id);
+      assertTrue(r[0], "the read saw the write made through executeQuery (ran on the replica: " + r[1] + ")");
+      assertFalse(r[1]);
+    }
+  }
+
+  @Test
+  void autocommitInsertReturningThroughExecuteIsRemembered() throws Exception {
+    String url = url("rec-execute");
+    awaitReplicaReads(url, true);
+    try (Connection c = DriverManager.getConnection(url)) {
+      long id = IDS.incrementAndGet();
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO rec VALUES (?) RETURNING id")) {
+        ps.setLong(1, id);
+        assertTrue(ps.execute(), "a result set");
+      }
+      boolean[] r = readBack(c, id);
+      assertTrue(r[0], "prepared execute(): the read saw the write (ran on the replica: " + r[1] + ")");
+
+      long id2 = IDS.incrementAndGet();
+      try (Statement st = c.createStatement()) {
+        assertTrue(st.execute("INSERT INTO rec VALUES (" + id2 + ") RETURNING id"));
+      }
+      r = readBack(c, id2);
+      assertTrue(r[0], "Statement.execute(String): the read saw the write (ran on the replica: " + r[1] + ")");
+      assertFalse(r[1]);
+    }
+  }
+
+  @Test
+  void aCommitMadeBySetAutoCommitTrueIsRemembered() throws Exception {
+    String url = url("rec-setautocommit");
+    awaitReplicaReads(url, true);
+    try (Connection c = DriverManager.getConnection(url)) {
+      long id = IDS.incrementAndGet();
+      c.setAutoCommit(false);
+      insert(c, id);
+      c.setAutoCommit(true); // commits, as with pgjdbc
+      boolean[] r = readBack(c, id);
+      assertTrue(r[0], "the read saw the write committed by setAutoCommit(true) (replica: " + r[1] + ")");
+      assertFalse(r[1]);
+    }
+    try (Connection plain = cluster.connect(cluster.primary()); Statement st = plain.createStatement();
+         ResultSet rs = st.executeQuery("SELECT count(*) FROM rec WHERE id = " + IDS.get())) {
+      rs.next();
+      assertEquals(1, rs.getInt(1), "committed on the primary");
+    }
+  }
+
+  @Test
+  void aCommitTheServerRefusesFailsAsWithPgjdbcAndRecordsNothing() throws Exception {
+    String url = url("rec-refused");
+    awaitReplicaReads(url, false);
+    long id = IDS.incrementAndGet();
+    String expectedState;
+    try (Connection plain = cluster.connect(cluster.primary())) {
+      plain.setAutoCommit(false);
+      try (Statement st = plain.createStatement()) {
+        st.execute("INSERT INTO rec_deferred VALUES (" + id + "), (" + id + ")");
+      }
+      expectedState = assertThrows(SQLException.class, plain::commit).getSQLState();
+    }
+    try (Connection c = DriverManager.getConnection(url)) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        st.execute("INSERT INTO rec_deferred VALUES (" + id + "), (" + id + ")");
+      }
+      SQLException e = assertThrows(SQLException.class, c::commit);
+      assertEquals(expectedState, e.getSQLState(), "the deferred check fails the commit: " + e);
+      assertEquals(null, c.unwrap(OmniumConnection.class).lastWriteToken(), "nothing committed");
+      // the connection goes on as pgjdbc's does: the next transaction starts afresh
+      insert(c, id);
+      c.commit();
+      assertNotNull(c.unwrap(OmniumConnection.class).lastWriteToken());
+    }
+    try (Connection plain = cluster.connect(cluster.primary()); Statement st = plain.createStatement();
+         ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM rec_deferred WHERE id = " + id
+             + "), (SELECT count(*) FROM rec WHERE id = " + id + ")")) {
+      rs.next();
+      assertEquals(0, rs.getInt(1), "the refused transaction left nothing");
+      assertEquals(1, rs.getInt(2));
+    }
+  }
+}

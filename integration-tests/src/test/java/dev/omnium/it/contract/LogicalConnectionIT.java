@@ -1,0 +1,434 @@
+package dev.omnium.it.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.jdbc.OmniumConnection;
+import dev.omnium.jdbc.OmniumDataSource;
+import dev.omnium.jdbc.OmniumDriver;
+import dev.omnium.sandbox.Heartbeat;
+import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.DriverManager;
+import java.sql.DriverPropertyInfo;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.postgresql.PGConnection;
+import org.postgresql.PGStatement;
+
+/**
+ * A logical connection keeps what a pgjdbc connection keeps: a lost primary session breaks it,
+ * pooled sessions are lent clean, failed batches are emptied, metadata follows the binding,
+ * warnings are a list. Assertions are on what the servers saw.
+ */
+@ExtendWith(PgClusterLogsOnFailure.class)
+class LogicalConnectionIT {
+  private static final AtomicInteger APPS = new AtomicInteger();
+  static PgCluster cluster;
+  static Heartbeat heartbeat;
+
+  @BeforeAll
+  static void up() throws Exception {
+    cluster = PgCluster.builder().replicas(1).start();
+    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE t (v int)");
+      st.execute("CREATE SCHEMA tenant_a");
+      st.execute("CREATE TABLE tenant_a.t (v int)");
+    }
+    cluster.awaitCaughtUp(cluster.replica(0));
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    OmniumDriver.shutdown();
+    if (heartbeat != null) heartbeat.close();
+    if (cluster != null) cluster.close();
+  }
+
+  static String app() {
+    return "lc" + APPS.incrementAndGet();
+  }
+
+  /** A URL whose reads all take the fallback route (no replica): one pooled session per route. */
+  static String fallbackOnlyUrl(String app) {
+    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?applicationName=" + app + "&fallbackPoolSize=1&primaryPoolSize=1&user=" + cluster.user();
+  }
+
+  static String replicaUrl(String app) {
+    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
+        + "&maxAge=1h&heartbeatInterval=100ms&replicaPoolSize=1&fallbackPoolSize=1"
+        + "&user=" + cluster.user();
+  }
+
+  static String one(Connection c, String sql) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      assertTrue(rs.next());
+      return rs.getString(1);
+    }
+  }
+
+  static long count(String table) throws SQLException {
+    try (Connection c = cluster.connect(cluster.primary())) {
+      return Long.parseLong(one(c, "SELECT count(*) FROM " + table));
+    }
+  }
+
+  static void terminate(int pid) throws SQLException {
+    try (Connection admin = cluster.connect(cluster.primary())) {
+      assertEquals("t", one(admin, "SELECT pg_terminate_backend(" + pid + ")"));
+      // pg_terminate_backend only signals: wait until the session is gone
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!"0".equals(one(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid))) {
+        assertTrue(System.nanoTime() < deadline, "session " + pid + " still there");
+        Thread.onSpinWait();
+      }
+    }
+  }
+
+  static void awaitReplicaFresh(String app) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      try (Connection c = DriverManager.getConnection(replicaUrl(app))) {
+        c.setReadOnly(true);
+        if ("t".equals(one(c, "SELECT pg_is_in_recovery()"))) return;
+      }
+      assertTrue(System.nanoTime() < deadline, "replica never fresh");
+      Thread.sleep(50);
+    }
+  }
+
+  // ------------------------------------------------------------------ defect 1
+
+  @Test
+  void aLostPrimarySessionBreaksTheTransactionAndNothingAfterItCommits() throws Exception {
+    String app = app();
+    try (Statement st = cluster.connect(cluster.primary()).createStatement()) {
+      st.execute("CREATE TABLE lost1 (v text)");
+    }
+    Connection c = DriverManager.getConnection(fallbackOnlyUrl(app));
+    c.setAutoCommit(false);
+    try (Statement st = c.createStatement()) {
+      st.executeUpdate("INSERT INTO lost1 VALUES ('a')");
+      terminate(c.unwrap(PGConnection.class).getBackendPID());
+      SQLException b = assertThrows(SQLException.class,
+          () -> st.executeUpdate("INSERT INTO lost1 VALUES ('b')"));
+      assertTrue(b.getSQLState().startsWith("08"), b.getSQLState());
+      SQLException cc = assertThrows(SQLException.class,
+          () -> st.executeUpdate("INSERT INTO lost1 VALUES ('c')"));
+      assertTrue(cc.getSQLState().startsWith("08"), cc.getSQLState());
+    }
+    assertThrows(SQLException.class, c::commit);
+    assertTrue(c.isClosed());
+    assertFalse(c.isValid(1));
+    c.close();
+    assertEquals(0, count("lost1"));
+  }
+
+  @Test
+  void aLostPrimarySessionInAutocommitIsNeverRebound() throws Exception {
+    String app = app();
+    try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app));
+         OmniumConnection c = ds.write()) {
+      int pid = c.unwrap(PGConnection.class).getBackendPID();
+      try (Statement st = c.createStatement()) {
+        st.execute("SELECT pg_advisory_lock(42)");
+        terminate(pid);
+        assertThrows(SQLException.class, () -> st.execute("SELECT 1"));
+        SQLException again = assertThrows(SQLException.class, () -> st.execute("SELECT 1"));
+        assertTrue(again.getSQLState().startsWith("08"), again.getSQLState());
+      }
+      assertTrue(c.isClosed());
+      assertFalse(c.isValid(1));
+      assertThrows(SQLException.class, c::createStatement);
+    }
+  }
+
+  // ------------------------------------------------------------------ defect 2
+
+  @Test
+  void jdbcStateOnAReadSessionNeverReachesTheNextBorrower() throws Exception {
+    String app = app();
+    try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app))) {
+      try (OmniumConnection c = ds.read()) {
+        c.setSchema("tenant_a");
+        c.setClientInfo("ApplicationName", "someone-else");
+        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        assertEquals("tenant_a", one(c, "SELECT current_schema()"));
+        assertEquals("someone-else", one(c, "SELECT current_setting('application_name')"));
+      }
+      try (OmniumConnection c = ds.read()) {
+        assertEquals("public", c.getSchema());
+        assertEquals("public", one(c, "SELECT current_schema()"));
+        assertEquals(app + ":fallback", one(c, "SELECT current_setting('application_name')"));
+        assertEquals("read committed", one(c, "SELECT current_setting('transaction_isolation')"));
+      }
+    }
+  }
+
+  @Test
+  void jdbcStateOnThePooledPrimaryNeverReachesTheNextBorrower() throws Exception {
+    String app = app();
+    try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app))) {
+      try (OmniumConnection c = ds.write()) {
+        c.setSchema("tenant_a");
+        c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+        c.setClientInfo("ApplicationName", "someone-else");
+        assertEquals("tenant_a", one(c, "SELECT current_schema()"));
+      }
+      try (OmniumConnection c = ds.write()) {
+        assertEquals("public", one(c, "SELECT current_schema()"));
+        assertEquals("read committed", one(c, "SELECT current_setting('transaction_isolation')"));
+        assertEquals(app, one(c, "SELECT current_setting('application_name')"));
+      }
+    }
+  }
+
+  @Test
+  void jdbcStateOnAReplicaSessionNeverReachesTheNextBorrower() throws Exception {
+    String app = app();
+    awaitReplicaFresh(app);
+    try (Connection c = DriverManager.getConnection(replicaUrl(app))) {
+      c.setReadOnly(true);
+      c.setSchema("tenant_a");
+      assertEquals("t", one(c, "SELECT pg_is_in_recovery()"));
+      assertEquals("tenant_a", one(c, "SELECT current_schema()"));
+    }
+    try (Connection c = DriverManager.getConnection(replicaUrl(app))) {
+      c.setReadOnly(true);
+      assertEquals("t", one(c, "SELECT pg_is_in_recovery()"));
+      assertEquals("public", one(c, "SELECT current_schema()"));
+    }
+  }
+
+  // ------------------------------------------------------------------ defect 3
+
+  @Test
+  void readRoutesStayReadOnlyWhateverAPreviousBorrowerRan() throws Exception {
+    String app = app();
+    try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app))) {
+      for (String sql : new String[] {"SET default_transaction_read_only = off",
+          "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"}) {
+        int pid;
+        try (OmniumConnection c = ds.read(); Statement st = c.createStatement()) {
+          st.execute(sql);
+          pid = Integer.parseInt(one(c, "SELECT pg_backend_pid()"));
+        }
+        try (OmniumConnection c = ds.read(); Statement st = c.createStatement()) {
+          SQLException e = assertThrows(SQLException.class,
+              () -> st.executeUpdate("INSERT INTO t VALUES (1)"));
+          assertEquals("25006", e.getSQLState(), sql);
+          assertEquals("on", one(c, "SELECT current_setting('default_transaction_read_only')"));
+          assertTrue(pid > 0);
+        }
+      }
+    }
+    assertEquals(0, count("t"));
+  }
+
+  @Test
+  void aReportedSettingChangedOnAReadSessionIsResetBeforeTheNextBorrower() throws Exception {
+    String app = app();
+    try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app))) {
+      String zone;
+      try (OmniumConnection c = ds.read(); Statement st = c.createStatement()) {
+        zone = one(c, "SELECT current_setting('TimeZone')");
+        st.execute("SET TimeZone = 'Pacific/Chatham'");
+        st.execute("SET DateStyle = 'ISO, DMY'");
+      }
+      try (OmniumConnection c = ds.read()) {
+        assertEquals(zone, one(c, "SELECT current_setting('TimeZone')"));
+        assertEquals("ISO, MDY", one(c, "SELECT current_setting('DateStyle')"));
+      }
+    }
+  }
+
+  /**
+   * Measures what one reset costs a unit of work (no assertion on time): a read that runs a raw
+   * SET and a SELECT, against one that runs two SELECTs (the same round trips), on one pooled
+   * session. Prints the figure; asserts only that each dirty session was lent back clean.
+   */
+  @Test
+  void theCostOfAResetOnReturnIsMeasured() throws Exception {
+    try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app()))) {
+      String zone;
+      try (OmniumConnection c = ds.read()) {
+        zone = one(c, "SELECT current_setting('TimeZone')");
+      }
+      int rounds = 300;
+      long[] clean = new long[rounds];
+      long[] dirty = new long[rounds];
+      for (int i = -50; i < rounds; i++) { // 50 rounds of warm-up
+        long t0 = System.nanoTime();
+        try (OmniumConnection c = ds.read(); Statement st = c.createStatement()) {
+          st.execute("SELECT 1");
+          st.execute("SELECT 2");
+        }
+        long t1 = System.nanoTime();
+        try (OmniumConnection c = ds.read(); Statement st = c.createStatement()) {
+          st.execute("SET TimeZone = 'Pacific/Chatham'");
+          st.execute("SELECT 2");
+        }
+        long t2 = System.nanoTime();
+        if (i >= 0) {
+          clean[i] = t1 - t0;
+          dirty[i] = t2 - t1;
+        }
+      }
+      try (OmniumConnection c = ds.read()) {
+        assertEquals(zone, one(c, "SELECT current_setting('TimeZone')"));
+      }
+      Arrays.sort(clean);
+      Arrays.sort(dirty);
+      System.out.printf("omnium figures: reset-on-return, PG %s: unit of work median %d us clean,"
+          + " %d us with a reset (RESET ALL), p90 %d / %d us%n", cluster.version(),
+          clean[rounds / 2] / 1000, dirty[rounds / 2] / 1000, clean[rounds * 9 / 10] / 1000,
+          dirty[rounds * 9 / 10] / 1000);
+    }
+  }
+
+  // ------------------------------------------------------------------ defect 5
+
+  @Test
+  void aFailedBatchIsEmptied() throws Exception {
+    String app = app();
+    try (Statement admin = cluster.connect(cluster.primary()).createStatement()) {
+      admin.execute("CREATE TABLE batch5 (v int PRIMARY KEY)");
+    }
+    try (Connection c = DriverManager.getConnection(fallbackOnlyUrl(app));
+         Statement st = c.createStatement()) {
+      st.addBatch("INSERT INTO batch5 VALUES (1)");
+      st.addBatch("INSERT INTO batch5 VALUES (1)");
+      assertThrows(SQLException.class, st::executeBatch);
+      st.addBatch("INSERT INTO batch5 VALUES (2)");
+      assertEquals(1, st.executeBatch().length);
+    }
+    try (Connection c = cluster.connect(cluster.primary())) {
+      assertEquals("2", one(c, "SELECT string_agg(v::text, ',') FROM batch5"));
+    }
+  }
+
+  // ------------------------------------------------------------------ defect 6
+
+  @Test
+  void metadataRunsOnTheCurrentBindingAndShowsTheOmniumUrl() throws Exception {
+    String app = app();
+    Properties p = new Properties();
+    p.setProperty("password", "s3cret-pw");
+    try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app), p)) {
+      DatabaseMetaData md;
+      try (OmniumConnection c = ds.read()) {
+        md = c.getMetaData();
+        assertTrue(md.getURL().startsWith("jdbc:omnium:postgresql://"), md.getURL());
+        assertFalse(md.getURL().contains("s3cret-pw"), md.getURL());
+        one(c, "SELECT 1");
+        c.setReadOnly(false);
+        // the read binding is gone; metadata must follow to the primary, not keep the pooled session
+        try (ResultSet rs = md.getSchemas()) {
+          assertTrue(rs.next());
+        }
+        assertEquals(app, one(c, "SELECT current_setting('application_name')"));
+        try (ResultSet rs = c.getMetaData().getTables(null, "tenant_a", "t", null)) {
+          assertTrue(rs.next());
+        }
+      }
+    }
+  }
+
+  @Test
+  void arraysCreatedOnAReadConnectionStayUsableAfterItsBindingIsGone() throws Exception {
+    String app = app();
+    try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app));
+         OmniumConnection c = ds.read()) {
+      Array a = c.createArrayOf("int4", new Object[] {1, 2, 3});
+      c.setReadOnly(false);
+      try (PreparedStatement ps = c.prepareStatement("SELECT cardinality(?::int[])")) {
+        ps.setArray(1, a);
+        try (ResultSet rs = ps.executeQuery()) {
+          assertTrue(rs.next());
+          assertEquals(3, rs.getInt(1));
+        }
+      }
+      Object[] values = (Object[]) a.getArray();
+      assertEquals(3, values.length);
+    }
+  }
+
+  // ------------------------------------------------------------------ defect 7
+
+  @Test
+  void warningsAreAListNotACycle() throws Exception {
+    String app = app();
+    try (Connection c = DriverManager.getConnection(fallbackOnlyUrl(app))) {
+      c.setReadOnly(true);
+      try (Statement st = c.createStatement()) {
+        st.execute("DO $$ BEGIN RAISE WARNING 'on the read route'; END $$");
+      }
+      c.setReadOnly(false);
+      try (Statement st = c.createStatement()) {
+        st.execute("SELECT 1");
+      }
+      for (int i = 0; i < 3; i++) {
+        SQLWarning w = c.getWarnings();
+        int n = 0;
+        for (SQLWarning x = w; x != null; x = x.getNextWarning()) {
+          assertTrue(++n < 100, "warning chain loops");
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ defect 9
+
+  @Test
+  void wrappersAnswerHonestlyBeforeTheFirstExecute() throws Exception {
+    String app = app();
+    try (Connection c = DriverManager.getConnection(fallbackOnlyUrl(app));
+         Statement st = c.createStatement()) {
+      assertTrue(st.isWrapperFor(PGStatement.class));
+      assertNotNull(st.unwrap(PGStatement.class));
+      try (PreparedStatement ps = c.prepareStatement("SELECT 1")) {
+        assertTrue(ps.isWrapperFor(PGStatement.class));
+      }
+    }
+  }
+
+  @Test
+  void propertyInfoNeverShowsThePassword() throws Exception {
+    Properties p = new Properties();
+    p.setProperty("password", "s3cret-pw");
+    DriverPropertyInfo[] info = new OmniumDriver().getPropertyInfo(fallbackOnlyUrl(app()), p);
+    for (DriverPropertyInfo d : info) {
+      if (d.value != null) assertFalse(d.value.contains("s3cret-pw"), d.name);
+    }
+  }
+
+  // ------------------------------------------------------------------ holdability (defect 4)
+
+  @Test
+  void holdabilityIsPgjdbcsDefault() throws Exception {
+    try (Connection pg = cluster.connect(cluster.primary());
+         Connection c = DriverManager.getConnection(fallbackOnlyUrl(app()))) {
+      assertEquals(pg.getHoldability(), c.getHoldability());
+    }
+  }
+}

@@ -1,0 +1,334 @@
+package dev.omnium.it.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.omnium.jdbc.OmniumDataSource;
+import dev.omnium.jdbc.OmniumDriver;
+import dev.omnium.sandbox.Heartbeat;
+import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.postgresql.jdbc.PgStatement;
+
+/**
+ * Open results outlive a change of read binding as long as with pgjdbc; a retry that finds no
+ * fallback keeps the conflict; under an application HikariCP pool, network timeouts and
+ * concurrent abort/close leave every route protected and every pool whole.
+ */
+@ExtendWith(PgClusterLogsOnFailure.class)
+class ReadBindingIT {
+  private static final AtomicInteger APPS = new AtomicInteger();
+  private static final String SLOW_READ = "SELECT pg_is_in_recovery(), (SELECT count(*) FROM t),"
+      + " pg_sleep(3)";
+  static PgCluster cluster;
+  static Heartbeat heartbeat;
+
+  @BeforeAll
+  static void up() throws Exception {
+    cluster = PgCluster.builder().replicas(1).start();
+    cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
+    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE t (v int)");
+      st.execute("INSERT INTO t SELECT generate_series(1, 100)");
+    }
+    cluster.awaitCaughtUp(cluster.replica(0));
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    OmniumDriver.shutdown();
+    if (heartbeat != null) heartbeat.close();
+    if (cluster != null) cluster.close();
+  }
+
+  static String app() {
+    return "rb" + APPS.incrementAndGet();
+  }
+
+  static String url(String app, String extra) {
+    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
+        + "&heartbeatInterval=100ms&user=" + cluster.user() + extra;
+  }
+
+  static boolean inRecovery(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+      rs.next();
+      return rs.getBoolean(1);
+    }
+  }
+
+  static void until(Duration limit, String what, Callable<Boolean> cond)
+      throws Exception {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!cond.call()) {
+      assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
+      Thread.sleep(50);
+    }
+  }
+
+  /** Reads what an open result set still holds: pgjdbc's answer is the oracle. */
+  static List<Integer> readsAfterCommit(Connection c) throws SQLException {
+    c.setReadOnly(true);
+    c.setAutoCommit(false);
+    List<Integer> seen = new ArrayList<>();
+    try (Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT generate_series(1, 3)")) {
+      assertTrue(rs.next());
+      seen.add(rs.getInt(1));
+      c.commit();
+      while (rs.next()) seen.add(rs.getInt(1));
+    }
+    try (Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT generate_series(1, 3)")) {
+      assertTrue(rs.next());
+      seen.add(rs.getInt(1));
+      c.setAutoCommit(true);
+      while (rs.next()) seen.add(rs.getInt(1));
+    }
+    return seen;
+  }
+
+  @Test
+  void aResultSetStaysReadableAfterCommitAndSetAutoCommitAsWithPgjdbc() throws Exception {
+    List<Integer> pg;
+    try (Connection c = cluster.connect(cluster.primary())) {
+      pg = readsAfterCommit(c);
+    }
+    try (Connection c = DriverManager.getConnection(url(app(), "&maxAge=1h"))) {
+      assertEquals(pg, readsAfterCommit(c));
+    }
+  }
+
+  @Test
+  void anOpenResultKeepsItsBindingWhileTheNextStatementRoutesElsewhere() throws Exception {
+    String app = app();
+    try (Connection c = DriverManager.getConnection(url(app, "&maxAge=1s"))) {
+      c.setReadOnly(true);
+      until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
+      until(Duration.ofSeconds(30), "replay to pause", () -> {
+        try {
+          cluster.pauseReplay(cluster.replica(0));
+          return true;
+        } catch (RuntimeException conflict) {
+          return false;
+        }
+      });
+      try {
+        until(Duration.ofSeconds(30), "the replica to go stale", () -> !inRecovery(c));
+        Statement a = c.createStatement();
+        ResultSet ra = a.executeQuery("SELECT pg_is_in_recovery() FROM generate_series(1, 3)");
+        assertTrue(ra.next());
+        assertFalse(ra.getBoolean(1), "A runs on the fallback");
+        resume();
+        until(Duration.ofSeconds(30), "the replica to be fresh again", () -> inRecovery(c));
+        assertTrue(ra.next(), "A's results are still readable");
+        assertFalse(ra.getBoolean(1));
+        assertTrue(ra.next());
+        assertFalse(ra.next());
+        a.close();
+      } finally {
+        resume();
+      }
+    }
+  }
+
+  /** Resumes replay; the call itself may meet a recovery conflict on this cluster: retried. */
+  static void resume() throws Exception {
+    until(Duration.ofSeconds(30), "replay to resume", () -> {
+      try {
+        cluster.resumeReplay(cluster.replica(0));
+        return true;
+      } catch (RuntimeException conflict) {
+        return false;
+      }
+    });
+  }
+
+  @Test
+  void holdabilityIsPgjdbcsDefault() throws Exception {
+    try (Connection pg = cluster.connect(cluster.primary());
+         Connection c = DriverManager.getConnection(url(app(), ""))) {
+      assertEquals(pg.getHoldability(), c.getHoldability());
+      try (Statement s = c.createStatement(); Statement p = pg.createStatement()) {
+        assertEquals(p.getResultSetHoldability(), s.getResultSetHoldability());
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ defect 10
+
+  @Test
+  void aRetryThatFindsNoFallbackKeepsTheRecoveryConflict() throws Exception {
+    String app = app();
+    try (OmniumDataSource ds = new OmniumDataSource(
+        url(app, "&maxAge=1h&fallbackPoolSize=1&poolTimeout=300ms"));
+         Connection holder = ds.read();
+         Connection c = ds.read()) {
+      until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
+      // the only fallback connection is taken: serializable reads never run on a standby
+      holder.setAutoCommit(false);
+      holder.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+      try (Statement st = holder.createStatement()) {
+        assertFalse(inRecovery(holder), "the holder runs on the fallback");
+        until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
+        CompletableFuture<SQLException> read = CompletableFuture.supplyAsync(() -> {
+          try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(SLOW_READ)) {
+            return null;
+          } catch (SQLException e) {
+            return e;
+          }
+        });
+        truncateWhileTheReplicaReads(app);
+        SQLException e = read.get(60, TimeUnit.SECONDS);
+        assertNotNull(e, "the conflict reached the caller");
+        assertEquals("40001", e.getSQLState(), e.toString());
+        assertFalse(e.getMessage().contains("fresh enough"), e.getMessage());
+        holder.rollback();
+      }
+    }
+  }
+
+  static void truncateWhileTheReplicaReads(String app) throws Exception {
+    until(Duration.ofSeconds(20), "the slow read on the replica", () -> {
+      try (Connection c = cluster.connect(cluster.replica(0)); PreparedStatement ps =
+          c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?"
+              + " AND query LIKE '%pg_sleep(3)%' AND state = 'active'")) {
+        ps.setString(1, app + ":replica");
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return rs.getInt(1) > 0;
+        }
+      }
+    });
+    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      st.execute("TRUNCATE t");
+      st.execute("INSERT INTO t SELECT generate_series(1, 100)");
+    }
+  }
+
+  // ------------------------------------------------------------------ issue 13, item 2
+
+  @Test
+  void hikariRestoringAnUnsetNetworkTimeoutKeepsTheReplicaSocketTimeout() throws Exception {
+    String app = app();
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(url(app, "&maxAge=1h&replicaStatementTimeout=2s"));
+    hc.setMaximumPoolSize(2);
+    try (HikariDataSource pool = new HikariDataSource(hc)) {
+      for (int i = 0; i < 3; i++) {
+        try (Connection c = pool.getConnection()) {
+          c.setReadOnly(true);
+          until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
+          try (Statement st = c.createStatement();
+               ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+            rs.next();
+            assertTrue(rs.getBoolean(1));
+            int timeout = st.unwrap(PgStatement.class).getConnection().getNetworkTimeout();
+            assertTrue(timeout > 0, "the replica session lost its socket timeout: " + timeout);
+          }
+          c.setReadOnly(false);
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ issue 13, item 5
+
+  @Test
+  void abortAndCloseFromOtherThreadsLeaveEveryPoolWhole() throws Exception {
+    String app = app();
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(url(app, "&maxAge=1h&replicaPoolSize=4&fallbackPoolSize=2"));
+    hc.setMaximumPoolSize(6);
+    hc.setConnectionTimeout(2000);
+    HikariDataSource pool = new HikariDataSource(hc);
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService workers = Executors.newFixedThreadPool(6);
+    List<Future<?>> futures = new ArrayList<>();
+    try {
+      for (int w = 0; w < 6; w++) {
+        int n = w;
+        futures.add(workers.submit(() -> {
+          while (!stop.get()) {
+            try (Connection c = pool.getConnection()) {
+              c.setReadOnly(n % 2 == 0);
+              try (Statement st = c.createStatement();
+                   ResultSet rs = st.executeQuery("SELECT count(*) FROM t")) {
+                rs.next();
+              }
+            } catch (SQLException | RuntimeException expected) {
+              // evicted or aborted under us: that is the point
+            }
+          }
+          return null;
+        }));
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+      while (System.nanoTime() < deadline) {
+        pool.getHikariPoolMXBean().softEvictConnections();
+        Thread.sleep(20);
+      }
+    } finally {
+      pool.close(); // aborts what is still in use
+      stop.set(true);
+      workers.shutdown();
+      assertTrue(workers.awaitTermination(60, TimeUnit.SECONDS));
+    }
+    for (Future<?> f : futures) f.get();
+    // nothing of this application is left in use on any server, and the internal pools agree
+    until(Duration.ofSeconds(30), "no busy session of " + app, () -> {
+      for (var node : List.of(cluster.primary(), cluster.replica(0))) {
+        try (Connection c = cluster.connect(node); PreparedStatement ps = c.prepareStatement(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ? AND state <> 'idle'"
+                + " AND application_name NOT LIKE '%watcher%'")) {
+          ps.setString(1, app + "%");
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            if (rs.getInt(1) != 0) return false;
+          }
+        }
+      }
+      return true;
+    });
+    until(Duration.ofSeconds(30), "the internal pools to be idle", () -> {
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      for (var n : server.queryNames(new ObjectName("com.zaxxer.hikari:type=Pool *"),
+          null)) {
+        if (!n.toString().contains("(" + app + "-")) continue;
+        if ((Integer) server.getAttribute(n, "ActiveConnections") != 0) return false;
+      }
+      return true;
+    });
+  }
+}
