@@ -116,7 +116,7 @@ final class ClusterServer implements Server, AutoCloseable {
     String name = node(port);
     int i = name.equals("primary") ? 0 : Integer.parseInt(name.substring("replica".length()));
     Connection c = admin.get(i);
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(?)")) {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(?::int)")) {
       ps.setLong(1, pid);
       ps.executeQuery().close();
     }
