@@ -133,9 +133,9 @@ final class LostSessionScenarios {
           ps.setInt(1, 1);
           r.call("first", ps::executeUpdate);
           r.kill(c);
-          ps.setInt(1, 2);
+          r.act("set2", () -> ps.setInt(1, 2));
           r.call("second", ps::executeUpdate);
-          ps.setInt(1, 3);
+          r.act("set3", () -> ps.setInt(1, 3));
           r.call("third", ps::executeUpdate);
           r.rows("t");
         })

@@ -33,6 +33,8 @@ public final class Run implements AutoCloseable {
   private final Server server;
   private final Observation obs = new Observation();
   private final List<Connection> opened = new ArrayList<>();
+  /** A session was killed and no call has failed since: see {@link #failed(Exception)}. */
+  private boolean lossPending;
 
   public Run(Source source, Server server) {
     this.source = source;
@@ -67,7 +69,7 @@ public final class Run implements AutoCloseable {
       v(key, o);
       return o;
     } catch (Exception e) {
-      obs.add(Observation.Kind.APP, key, failure(e));
+      obs.add(Observation.Kind.APP, key, failed(e));
       return null;
     }
   }
@@ -79,7 +81,7 @@ public final class Run implements AutoCloseable {
       obs.add(Observation.Kind.APP, key, "ok");
       return true;
     } catch (Exception e) {
-      obs.add(Observation.Kind.APP, key, failure(e));
+      obs.add(Observation.Kind.APP, key, failed(e));
       return false;
     }
   }
@@ -152,7 +154,7 @@ public final class Run implements AutoCloseable {
             + " app=" + normalize(rs.getString(3));
       }
     } catch (Exception e) {
-      v = failure(e);
+      v = failed(e);
     }
     obs.add(Observation.Kind.WHERE, key, v);
   }
@@ -174,6 +176,24 @@ public final class Run implements AutoCloseable {
       rs.next();
       server.terminate(rs.getLong(1), rs.getInt(2));
     }
+    lossPending = true;
+  }
+
+  /**
+   * The failure of the first call that runs into a killed session is racy even on pgjdbc alone:
+   * the server's FATAL 57P01 when it is read before the socket fails, an I/O error (08006) when a
+   * write fails first. Both mean "the session is gone" and are recorded as such, once; every
+   * later failure is recorded exactly (pgjdbc: PSQLException 08003).
+   */
+  private String failed(Exception e) {
+    if (lossPending) {
+      lossPending = false;
+      if (e instanceof SQLException se && se.getSQLState() != null
+          && (se.getSQLState().equals("57P01") || se.getSQLState().equals("08006"))) {
+        return "!session-lost(57P01|08006)";
+      }
+    }
+    return failure(e);
   }
 
   /** Records this side's activity once closed sessions had time to end (at most 3 s). */
