@@ -79,6 +79,7 @@ class AgentConformanceIT {
         synchronized (RESULTS) {
           RESULTS.add(r);
         }
+        Mismatches.record(r);
         r.known().forEach(k -> System.out.println("[conformance] agent " + s.id() + ": " + k));
         assertTrue(r.agrees(), () -> "agent " + s.id() + " differs from pgjdbc:\n  "
             + String.join("\n  ", r.mismatches()) + "\n--- pgjdbc saw:\n  "

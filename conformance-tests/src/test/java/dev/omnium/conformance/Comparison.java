@@ -31,17 +31,22 @@ final class Comparison {
   }
 
   /** The outcome of one scenario in one mode. */
-  record Result(String mode, String scenario, List<String> mismatches, List<String> known) {
+  record Result(String mode, String scenario, List<String> mismatches, List<String> known,
+      List<String> raw) {
     boolean agrees() {
       return mismatches.isEmpty();
     }
   }
+
+  /** The key of a known difference that makes the programs take another path. */
+  static final String DIVERGED = "#diverged";
 
   private Comparison() { }
 
   static Result compare(String mode, String scenario, Observation base, Observation candidate) {
     List<String> mismatches = new ArrayList<>();
     List<String> known = new ArrayList<>();
+    List<String> raw = new ArrayList<>();
     List<Observation.Entry> b = base.entries();
     List<Observation.Entry> c = candidate.entries();
     int n = Math.max(b.size(), c.size());
@@ -49,7 +54,15 @@ final class Comparison {
       Observation.Entry be = i < b.size() ? b.get(i) : null;
       Observation.Entry ce = i < c.size() ? c.get(i) : null;
       if (be == null || ce == null || !be.key().equals(ce.key()) || be.kind() != ce.kind()) {
-        mismatches.add("#" + i + " the programs diverged: pgjdbc " + be + " | " + mode + " " + ce);
+        String line = "#" + i + " the programs diverged: pgjdbc " + be + " | " + mode + " " + ce;
+        String reason = KnownDifferences.reason(mode, scenario, DIVERGED, String.valueOf(be),
+            String.valueOf(ce));
+        if (reason != null) {
+          known.add(line + " (known: " + reason + ")");
+        } else {
+          mismatches.add(line);
+          raw.add(raw(mode, scenario, DIVERGED, String.valueOf(be), String.valueOf(ce)));
+        }
         break;
       }
       if (same(be, ce)) {
@@ -62,9 +75,16 @@ final class Comparison {
         known.add(line + " (known: " + reason + ")");
       } else {
         mismatches.add(line);
+        raw.add(raw(mode, scenario, be.key(), be.value(), ce.value()));
       }
     }
-    return new Result(mode, scenario, mismatches, known);
+    return new Result(mode, scenario, mismatches, known, raw);
+  }
+
+  /** One mismatch as a tab-separated line (target/conformance-mismatches.tsv). */
+  private static String raw(String mode, String scenario, String key, String base, String other) {
+    return String.join("\t", mode, scenario, Observation.escape(key), Observation.escape(base),
+        Observation.escape(other));
   }
 
   private static boolean same(Observation.Entry base, Observation.Entry candidate) {

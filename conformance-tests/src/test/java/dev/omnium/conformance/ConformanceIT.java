@@ -110,6 +110,7 @@ class ConformanceIT {
     synchronized (RESULTS) {
       RESULTS.add(r);
     }
+    Mismatches.record(r);
     r.known().forEach(k -> System.out.println("[conformance] " + mode + " " + s.id() + ": " + k));
     assertTrue(r.agrees(), () -> mode + " " + s.id() + " differs from pgjdbc:\n  "
         + String.join("\n  ", r.mismatches()) + "\n--- pgjdbc saw:\n  "
