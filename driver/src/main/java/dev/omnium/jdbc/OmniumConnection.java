@@ -1,10 +1,8 @@
 package dev.omnium.jdbc;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import org.postgresql.jdbc.PgConnection;

@@ -64,7 +64,8 @@ public final class OmniumDriver implements Driver {
       return keys.toArray(new DriverPropertyInfo[0]);
     }
     List<DriverPropertyInfo> all = new ArrayList<>(Arrays.asList(config.propertyInfo()));
-    for (DriverPropertyInfo d : new org.postgresql.Driver().getPropertyInfo(config.primaryUrl(), info)) {
+    org.postgresql.Driver pgjdbc = new org.postgresql.Driver();
+    for (DriverPropertyInfo d : pgjdbc.getPropertyInfo(config.primaryUrl(), info)) {
       if (Secrets.isSecretKey(d.name)) d.value = null; // pgjdbc echoes the password it was given
       all.add(d);
     }
