@@ -13,7 +13,8 @@ final class CallableScenarios {
             + " AS $$ SELECT a * 2, 'x' || a $$ LANGUAGE sql",
         "CREATE OR REPLACE PROCEDURE conf_p(INOUT x int) AS $$ BEGIN x := x + 1; END $$"
             + " LANGUAGE plpgsql",
-        "CREATE OR REPLACE FUNCTION conf_null() RETURNS int AS $$ SELECT NULL::int $$ LANGUAGE sql");
+        "CREATE OR REPLACE FUNCTION conf_null() RETURNS int"
+            + " AS $$ SELECT NULL::int $$ LANGUAGE sql");
   }
 
   static Scenarios.Group group() {

@@ -63,7 +63,8 @@ final class CursorScenarios {
           ten(r);
           Connection c = r.open();
           try (Statement st = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE,
-              ResultSet.CONCUR_READ_ONLY); ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id")) {
+              ResultSet.CONCUR_READ_ONLY);
+                  ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id")) {
             r.call("type", rs::getType);
             r.call("last", rs::last);
             r.call("row", rs::getRow);
@@ -77,7 +78,8 @@ final class CursorScenarios {
         .add("forward-only-previous", r -> {
           ten(r);
           Connection c = r.open();
-          try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM t")) {
+          try (Statement st = c.createStatement();
+              ResultSet rs = st.executeQuery("SELECT id FROM t")) {
             rs.next();
             r.call("previous", rs::previous);
             r.call("absolute", () -> rs.absolute(1));
@@ -87,7 +89,8 @@ final class CursorScenarios {
           ten(r);
           Connection c = r.open();
           try (Statement st = c.createStatement(ResultSet.TYPE_FORWARD_ONLY,
-              ResultSet.CONCUR_UPDATABLE); ResultSet rs = st.executeQuery("SELECT id, v FROM t WHERE id <= 2")) {
+              ResultSet.CONCUR_UPDATABLE);
+                  ResultSet rs = st.executeQuery("SELECT id, v FROM t WHERE id <= 2")) {
             r.call("concurrency", rs::getConcurrency);
             while (rs.next()) {
               rs.updateString(2, "u" + rs.getInt(1));
@@ -121,7 +124,8 @@ final class CursorScenarios {
           c.setReadOnly(true);
           c.setAutoCommit(false);
           try (Statement st = c.createStatement(ResultSet.TYPE_FORWARD_ONLY,
-              ResultSet.CONCUR_UPDATABLE); ResultSet rs = st.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
+              ResultSet.CONCUR_UPDATABLE);
+                  ResultSet rs = st.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
             rs.next();
             rs.updateString(2, "ro");
             r.act("update-row", rs::updateRow);

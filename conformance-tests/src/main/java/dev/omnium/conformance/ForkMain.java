@@ -38,7 +38,8 @@ public final class ForkMain {
     PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
         StandardCharsets.UTF_8);
     System.setOut(System.err);
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
+        StandardCharsets.UTF_8));
     Server server = new RemoteServer(out, in);
     Source source = new Source() {
       @Override

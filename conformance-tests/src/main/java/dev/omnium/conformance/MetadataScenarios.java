@@ -84,7 +84,8 @@ final class MetadataScenarios {
           Connection c = r.open();
           c.setReadOnly(true);
           DatabaseMetaData md = c.getMetaData();
-          r.call("tables", () -> rows(md.getTables(null, "public", "md_items", null), "TABLE_NAME"));
+          r.call("tables", () -> rows(md.getTables(null, "public", "md_items", null),
+              "TABLE_NAME"));
           c.setReadOnly(false);
           r.call("after-switch", () -> rows(md.getPrimaryKeys(null, "public", "md_items"),
               "COLUMN_NAME"));

@@ -129,7 +129,9 @@ public final class Run implements AutoCloseable {
         "CREATE TABLE " + name + " (id int PRIMARY KEY, v text)");
   }
 
-  /** Records the rows of {@code table} on the primary, as the harness's own connection sees them. */
+  /**
+   * Records the rows of {@code table} on the primary, as the harness's own connection sees them.
+   */
   public void rows(String table) throws Exception {
     obs.add(Observation.Kind.SERVER, "rows " + table, server.rows(table));
   }

@@ -24,7 +24,9 @@ public interface Server {
   /** Waits until every replica replayed everything committed on the primary so far. */
   void sync() throws Exception;
 
-  /** Terminates the backend {@code pid} on the node serving {@code port}, waits until it is gone. */
+  /**
+   * Terminates the backend {@code pid} on the node serving {@code port}, waits until it is gone.
+   */
   void terminate(long pid, int port) throws Exception;
 
   /**
@@ -34,7 +36,9 @@ public interface Server {
    */
   String settledActivity(String app) throws Exception;
 
-  /** Ends every non-idle session of {@code app} left by a scenario, so the next one starts clean. */
+  /**
+   * Ends every non-idle session of {@code app} left by a scenario, so the next one starts clean.
+   */
   void reset(String app) throws Exception;
 
   /** @return {@code primary} or {@code replicaN} for a server port, else the port */

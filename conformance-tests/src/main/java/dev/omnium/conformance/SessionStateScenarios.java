@@ -216,7 +216,8 @@ final class SessionStateScenarios {
           c.setReadOnly(true);
           r.u("raise", c, "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$");
           c.setAutoCommit(false);
-          r.u("raise-tx", c, "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$");
+          r.u("raise-tx", c,
+              "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$");
           r.act("rollback", c::rollback);
           r.q("after", c, "SELECT 'fine'");
           c.commit();

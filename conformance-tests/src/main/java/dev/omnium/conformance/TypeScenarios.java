@@ -48,7 +48,8 @@ final class TypeScenarios {
             r.call("insert", ps::executeUpdate);
           }
           r.call("stream", () -> {
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT b FROM lob")) {
+            try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT b FROM lob")) {
               rs.next();
               return rs.getBinaryStream(1).readAllBytes();
             }
@@ -62,7 +63,8 @@ final class TypeScenarios {
             r.call("insert", ps::executeUpdate);
           }
           r.call("clob", () -> {
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT t FROM lob")) {
+            try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT t FROM lob")) {
               rs.next();
               return rs.getString(1) + "/" + rs.getCharacterStream(1).read();
             }
@@ -76,7 +78,8 @@ final class TypeScenarios {
           if (blob != null) {
             r.call("set", () -> blob.setBytes(1, "blob".getBytes(StandardCharsets.UTF_8)));
             r.call("insert", () -> {
-              try (PreparedStatement ps = c.prepareStatement("INSERT INTO lob (id, o) VALUES (1, ?)")) {
+              try (PreparedStatement ps =
+                  c.prepareStatement("INSERT INTO lob (id, o) VALUES (1, ?)")) {
                 ps.setBlob(1, blob);
                 return ps.executeUpdate();
               }
@@ -101,7 +104,8 @@ final class TypeScenarios {
           }
           r.act("commit", c::commit);
           r.call("read", () -> {
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT o FROM lob")) {
+            try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT o FROM lob")) {
               rs.next();
               Blob b = rs.getBlob(1);
               return new String(b.getBytes(1, (int) b.length()), StandardCharsets.UTF_8);
@@ -200,7 +204,8 @@ final class TypeScenarios {
             r.call("insert", ps::executeUpdate);
           }
           r.call("read", () -> {
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT s FROM lob")) {
+            try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT s FROM lob")) {
               rs.next();
               return rs.getArray(1).getArray();
             }

@@ -74,7 +74,8 @@ final class ClusterServer implements Server, AutoCloseable {
           + " WHEN l.locktype = 'relation' THEN l.relation::regclass::text"
           + " ELSE l.objid::text END || ':' || l.mode || ':' || l.granted"
           + " FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE " + SESSIONS
-          + " AND (l.locktype = 'advisory' OR (l.locktype = 'relation' AND l.relation >= 16384))")) {
+          + " AND (l.locktype = 'advisory'"
+          + " OR (l.locktype = 'relation' AND l.relation >= 16384))")) {
         bind(ps, app);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
@@ -136,7 +137,8 @@ final class ClusterServer implements Server, AutoCloseable {
 
   private static void awaitGone(Connection c, long pid) throws Exception {
     long deadline = System.nanoTime() + 10_000_000_000L;
-    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_stat_activity WHERE pid = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT 1 FROM pg_stat_activity WHERE pid = ?")) {
       ps.setLong(1, pid);
       while (true) {
         try (ResultSet rs = ps.executeQuery()) {

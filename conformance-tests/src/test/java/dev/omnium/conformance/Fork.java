@@ -24,7 +24,8 @@ final class Fork {
   static String property(String name) {
     String v = System.getProperty(name);
     if (v == null) {
-      throw new IllegalStateException("system property " + name + " is not set (run through Failsafe)");
+      throw new IllegalStateException("system property " + name
+          + " is not set (run through Failsafe)");
     }
     return v;
   }
