@@ -168,6 +168,29 @@ class LogicalConnectionIT {
   }
 
   @Test
+  void aSchemaSetOnReadConnectionsOfADataSourceNeverReachesLaterOnes() throws Exception {
+    String app = app();
+    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/"
+        + cluster.database() + "?replica=" + cluster.replica(0).hostPort() + "&applicationName="
+        + app + "&maxAge=1h&heartbeatInterval=100ms&user=" + cluster.user();
+    try (OmniumDataSource ds = new OmniumDataSource(url)) {
+      for (int i = 0; i < 3; i++) {
+        try (OmniumConnection c = ds.read()) {
+          assertEquals("public", c.getSchema()); // binds a primary session of the data source
+          c.setSchema("tenant_a");
+          assertEquals("tenant_a", one(c, "SELECT current_schema()"));
+        }
+      }
+      for (int i = 0; i < 3; i++) {
+        try (OmniumConnection c = ds.read()) {
+          assertEquals("public", c.getSchema());
+          assertEquals("public", one(c, "SELECT current_schema()"));
+        }
+      }
+    }
+  }
+
+  @Test
   void jdbcStateOnThePooledPrimaryNeverReachesTheNextBorrower() throws Exception {
     String app = app();
     try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app))) {
@@ -361,21 +384,20 @@ class LogicalConnectionIT {
   void warningsAreAListNotACycle() throws Exception {
     String app = app();
     try (Connection c = DriverManager.getConnection(fallbackOnlyUrl(app))) {
+      one(c, "SELECT 1"); // binds the primary
       c.setReadOnly(true);
-      try (Statement st = c.createStatement()) {
-        st.execute("DO $$ BEGIN RAISE WARNING 'on the read route'; END $$");
-      }
-      c.setReadOnly(false);
-      try (Statement st = c.createStatement()) {
-        st.execute("SELECT 1");
-      }
+      c.setAutoCommit(false);
+      one(c, "SELECT 2"); // binds the read route: both sessions are bound now
+      // pgjdbc warns on the connection for a client-info name it does not support
+      c.setClientInfo("NotAPgjdbcProperty", "x");
       for (int i = 0; i < 3; i++) {
-        SQLWarning w = c.getWarnings();
         int n = 0;
-        for (SQLWarning x = w; x != null; x = x.getNextWarning()) {
+        for (SQLWarning x = c.getWarnings(); x != null; x = x.getNextWarning()) {
           assertTrue(++n < 100, "warning chain loops");
         }
+        assertEquals(2, n, "one warning per session");
       }
+      c.rollback();
     }
   }
 

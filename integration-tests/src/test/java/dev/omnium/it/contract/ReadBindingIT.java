@@ -12,12 +12,14 @@ import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import java.lang.management.ManagementFactory;
+import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,6 +105,40 @@ class ReadBindingIT {
     }
     try (Connection c = DriverManager.getConnection(url(app(), "&maxAge=1h"))) {
       assertEquals(pg, readsAfterCommit(c));
+    }
+  }
+
+  /** A callable statement's OUT value after commit and after another statement: pgjdbc's answer. */
+  static List<String> outValuesAfterCommit(Connection c) throws SQLException {
+    c.setReadOnly(true);
+    c.setAutoCommit(false);
+    List<String> seen = new ArrayList<>();
+    try (CallableStatement cs = c.prepareCall("{? = call upper(?)}")) {
+      cs.registerOutParameter(1, Types.VARCHAR);
+      cs.setString(2, "out");
+      cs.execute();
+      c.commit();
+      seen.add(cs.getString(1));
+      try (Statement other = c.createStatement();
+           ResultSet rs = other.executeQuery("SELECT 1")) {
+        rs.next();
+      }
+      c.commit();
+      seen.add(cs.getString(1));
+    }
+    c.setAutoCommit(true);
+    return seen;
+  }
+
+  @Test
+  void outValuesStayReadableAsLongAsWithPgjdbc() throws Exception {
+    List<String> pg;
+    try (Connection c = cluster.connect(cluster.primary())) {
+      pg = outValuesAfterCommit(c);
+    }
+    assertEquals(List.of("OUT", "OUT"), pg);
+    try (Connection c = DriverManager.getConnection(url(app(), "&maxAge=1h"))) {
+      assertEquals(pg, outValuesAfterCommit(c));
     }
   }
 
