@@ -1,5 +1,6 @@
 package dev.omnium.jdbc;
 
+import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -104,6 +105,22 @@ class LogicalStatement implements Statement {
 
   final boolean boundTo(Connection physicalConnection) {
     return physical != null && owner == physicalConnection;
+  }
+
+  /**
+   * Whether this statement still holds results on {@code c} that pgjdbc would let the
+   * application read: an open result set, or a callable statement's OUT values.
+   */
+  final boolean holdsResults(Connection c) {
+    Statement s = physical;
+    if (s == null || owner != c) return false;
+    if (this instanceof CallableStatement) return true;
+    try {
+      ResultSet rs = s.getResultSet(); // pgjdbc answers from memory
+      return rs != null && !rs.isClosed();
+    } catch (SQLException e) {
+      return false;
+    }
   }
 
   /** The connection released the physical connection this statement was created on. */

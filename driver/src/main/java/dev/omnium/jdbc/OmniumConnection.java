@@ -1,10 +1,8 @@
 package dev.omnium.jdbc;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import org.postgresql.jdbc.PgConnection;
@@ -237,18 +235,13 @@ public final class OmniumConnection extends LogicalConnectionBase {
     return p;
   }
 
-  /** The bound primary session, or null. */
   @Override
   Connection primaryConnection() {
     Binding b = primary;
     return b == null ? null : b.connection();
   }
 
-  /** The bound read session, or null. */
-  @Override
-  Connection readConnection() {
-    return reads.connection();
-  }
+  @Override Connection readConnection() { return reads.connection(); }
 
   @Override
   boolean primaryInTransaction() throws SQLException {
@@ -286,13 +279,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   /** The route of the current read-only binding, or null (for tests and diagnostics). */
-  Route readRoute() {
-    return reads.route();
-  }
+  Route readRoute() { return reads.route(); }
 
-  Router router() {
-    return router;
-  }
+  Router router() { return router; }
 
   @Override OmniumConnection self() { return this; }
   @Override Binding primaryBinding() { return primary; }

@@ -192,7 +192,7 @@ final class ReadBindings {
     Binding b = current;
     Connection c = b == null ? null : b.connection();
     if (c == null) return;
-    if (!dead && inUse(statements, c)) {
+    if (!dead && holdsResults(statements, c)) {
       current = null;
       List<Binding> r = retired;
       if (r == null) retired = r = new ArrayList<>(2);
@@ -218,14 +218,26 @@ final class ReadBindings {
     for (int i = r.size() - 1; i >= 0; i--) {
       Binding b = r.get(i);
       Connection c = b.connection();
-      if (c == null || !inUse(statements, c)) {
+      if (c == null || !holdsResults(statements, c)) {
         r.remove(i);
+        if (c != null) {
+          for (int k = statements.size() - 1; k >= 0; k--) statements.get(k).detach(c);
+        }
         b.release(false);
       }
     }
     if (r.isEmpty()) retired = null;
   }
 
+  /** Some statement still holds readable results on {@code c}: keep it aside, not released. */
+  static boolean holdsResults(List<LogicalStatement> statements, Connection c) {
+    for (int i = statements.size() - 1; i >= 0; i--) {
+      if (statements.get(i).holdsResults(c)) return true;
+    }
+    return false;
+  }
+
+  /** Some open statement is bound to {@code c}. */
   static boolean inUse(List<LogicalStatement> statements, Connection c) {
     for (int i = statements.size() - 1; i >= 0; i--) {
       if (statements.get(i).boundTo(c)) return true;

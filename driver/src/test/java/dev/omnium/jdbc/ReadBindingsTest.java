@@ -100,6 +100,16 @@ class ReadBindingsTest {
   }
 
   @Test
+  void aStatementWhoseResultsAreClosedDoesNotHoldItsBinding() throws Exception {
+    Connection c = bindReplica();
+    LogicalStatement reused = statementOn(c); // kept open and re-executed, as loops do
+    reused.physical.getResultSet().close();
+    reads.leave(statements, false);
+    assertEquals(0, replica.inUse(), "released at once: nothing is left to read on it");
+    assertFalse(reused.boundTo(c), "detached; it re-creates itself on the next binding");
+  }
+
+  @Test
   void aBindingNobodyUsesIsReleasedAtOnceAndADeadOneEvenWithOpenStatements() throws Exception {
     bindReplica();
     reads.leave(statements, false);

@@ -113,17 +113,34 @@ final class StubSessions {
 
   /** A statement that records its SQL; RESET ALL restores the settings the stub reports. */
   private static Statement statement(Session s) {
+    ResultSet results = openResults();
     return (Statement) Proxy.newProxyInstance(StubSessions.class.getClassLoader(),
         new Class<?>[] {Statement.class}, (proxy, m, args) -> {
           if (m.getDeclaringClass() == Object.class) {
             return m.getName().equals("equals") ? proxy == args[0]
                 : m.getName().equals("hashCode") ? System.identityHashCode(proxy) : "StubStatement";
           }
+          if (m.getName().equals("getResultSet")) return results;
           if (m.getName().startsWith("execute") && args != null && args[0] instanceof String) {
             String sql = (String) args[0];
             s.sql.add(sql);
             if (sql.equals("RESET ALL")) s.reported.putAll(new Session().reported);
           }
+          return defaultValue(m.getReturnType());
+        });
+  }
+
+  /** A result set that is open until closed. */
+  private static ResultSet openResults() {
+    AtomicInteger closed = new AtomicInteger();
+    return (ResultSet) Proxy.newProxyInstance(StubSessions.class.getClassLoader(),
+        new Class<?>[] {ResultSet.class}, (proxy, m, args) -> {
+          if (m.getDeclaringClass() == Object.class) {
+            return m.getName().equals("equals") ? proxy == args[0]
+                : m.getName().equals("hashCode") ? System.identityHashCode(proxy) : "StubResults";
+          }
+          if (m.getName().equals("close")) closed.incrementAndGet();
+          if (m.getName().equals("isClosed")) return closed.get() > 0;
           return defaultValue(m.getReturnType());
         });
   }

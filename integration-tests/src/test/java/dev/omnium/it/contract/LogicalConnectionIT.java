@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -26,10 +26,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 import org.postgresql.PGStatement;
 
@@ -38,29 +37,17 @@ import org.postgresql.PGStatement;
  * pooled sessions are lent clean, failed batches are emptied, metadata follows the binding,
  * warnings are a list. Assertions are on what the servers saw.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class LogicalConnectionIT {
   private static final AtomicInteger APPS = new AtomicInteger();
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1)
+      .sql("CREATE TABLE t (v int)", "CREATE SCHEMA tenant_a", "CREATE TABLE tenant_a.t (v int)")
+      .build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE t (v int)");
-      st.execute("CREATE SCHEMA tenant_a");
-      st.execute("CREATE TABLE tenant_a.t (v int)");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
+  static void up() {
+    cluster = SANDBOX.cluster();
   }
 
   static String app() {
@@ -70,7 +57,8 @@ class LogicalConnectionIT {
   /** A URL whose reads all take the fallback route (no replica): one pooled session per route. */
   static String fallbackOnlyUrl(String app) {
     return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?applicationName=" + app + "&fallbackPoolSize=1&primaryPoolSize=1&user=" + cluster.user();
+        + "?applicationName=" + app + "&fallbackPoolSize=1&primaryPoolSize=1"
+        + "&user=" + cluster.user();
   }
 
   static String replicaUrl(String app) {
@@ -93,28 +81,22 @@ class LogicalConnectionIT {
     }
   }
 
-  static void terminate(int pid) throws SQLException {
+  static void terminate(int pid) throws Exception {
     try (Connection admin = cluster.connect(cluster.primary())) {
       assertEquals("t", one(admin, "SELECT pg_terminate_backend(" + pid + ")"));
       // pg_terminate_backend only signals: wait until the session is gone
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (!"0".equals(one(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid))) {
-        assertTrue(System.nanoTime() < deadline, "session " + pid + " still there");
-        Thread.onSpinWait();
-      }
+      Poll.until(Duration.ofSeconds(30), "session " + pid + " to end", () -> "0".equals(
+          one(admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid)));
     }
   }
 
   static void awaitReplicaFresh(String app) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (true) {
+    Poll.until(Duration.ofSeconds(60), "a fresh replica", () -> {
       try (Connection c = DriverManager.getConnection(replicaUrl(app))) {
         c.setReadOnly(true);
-        if ("t".equals(one(c, "SELECT pg_is_in_recovery()"))) return;
+        return "t".equals(one(c, "SELECT pg_is_in_recovery()"));
       }
-      assertTrue(System.nanoTime() < deadline, "replica never fresh");
-      Thread.sleep(50);
-    }
+    });
   }
 
   // ------------------------------------------------------------------ defect 1
@@ -181,6 +163,29 @@ class LogicalConnectionIT {
         assertEquals("public", one(c, "SELECT current_schema()"));
         assertEquals(app + ":fallback", one(c, "SELECT current_setting('application_name')"));
         assertEquals("read committed", one(c, "SELECT current_setting('transaction_isolation')"));
+      }
+    }
+  }
+
+  @Test
+  void aSchemaSetOnReadConnectionsOfADataSourceNeverReachesLaterOnes() throws Exception {
+    String app = app();
+    String url = "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/"
+        + cluster.database() + "?replica=" + cluster.replica(0).hostPort() + "&applicationName="
+        + app + "&maxAge=1h&heartbeatInterval=100ms&user=" + cluster.user();
+    try (OmniumDataSource ds = new OmniumDataSource(url)) {
+      for (int i = 0; i < 3; i++) {
+        try (OmniumConnection c = ds.read()) {
+          assertEquals("public", c.getSchema()); // binds a primary session of the data source
+          c.setSchema("tenant_a");
+          assertEquals("tenant_a", one(c, "SELECT current_schema()"));
+        }
+      }
+      for (int i = 0; i < 3; i++) {
+        try (OmniumConnection c = ds.read()) {
+          assertEquals("public", c.getSchema());
+          assertEquals("public", one(c, "SELECT current_schema()"));
+        }
       }
     }
   }
@@ -342,7 +347,7 @@ class LogicalConnectionIT {
         assertFalse(md.getURL().contains("s3cret-pw"), md.getURL());
         one(c, "SELECT 1");
         c.setReadOnly(false);
-        // the read binding is gone; metadata must follow to the primary, not keep the pooled session
+        // the read binding is gone: metadata follows to the primary, never the pooled session
         try (ResultSet rs = md.getSchemas()) {
           assertTrue(rs.next());
         }
@@ -379,21 +384,20 @@ class LogicalConnectionIT {
   void warningsAreAListNotACycle() throws Exception {
     String app = app();
     try (Connection c = DriverManager.getConnection(fallbackOnlyUrl(app))) {
+      one(c, "SELECT 1"); // binds the primary
       c.setReadOnly(true);
-      try (Statement st = c.createStatement()) {
-        st.execute("DO $$ BEGIN RAISE WARNING 'on the read route'; END $$");
-      }
-      c.setReadOnly(false);
-      try (Statement st = c.createStatement()) {
-        st.execute("SELECT 1");
-      }
+      c.setAutoCommit(false);
+      one(c, "SELECT 2"); // binds the read route: both sessions are bound now
+      // pgjdbc warns on the connection for a client-info name it does not support
+      c.setClientInfo("NotAPgjdbcProperty", "x");
       for (int i = 0; i < 3; i++) {
-        SQLWarning w = c.getWarnings();
         int n = 0;
-        for (SQLWarning x = w; x != null; x = x.getNextWarning()) {
+        for (SQLWarning x = c.getWarnings(); x != null; x = x.getNextWarning()) {
           assertTrue(++n < 100, "warning chain loops");
         }
+        assertEquals(2, n, "one warning per session");
       }
+      c.rollback();
     }
   }
 

@@ -8,21 +8,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
 import java.lang.management.ManagementFactory;
+import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,10 +32,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.jdbc.PgStatement;
 
 /**
@@ -43,31 +42,19 @@ import org.postgresql.jdbc.PgStatement;
  * fallback keeps the conflict; under an application HikariCP pool, network timeouts and
  * concurrent abort/close leave every route protected and every pool whole.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class ReadBindingIT {
   private static final AtomicInteger APPS = new AtomicInteger();
   private static final String SLOW_READ = "SELECT pg_is_in_recovery(), (SELECT count(*) FROM t),"
       + " pg_sleep(3)";
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1)
+      .sql("CREATE TABLE t (v int)", "INSERT INTO t SELECT generate_series(1, 100)").build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
+  static void up() {
+    cluster = SANDBOX.cluster();
     cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE t (v int)");
-      st.execute("INSERT INTO t SELECT generate_series(1, 100)");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
   }
 
   static String app() {
@@ -85,15 +72,6 @@ class ReadBindingIT {
          ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
       rs.next();
       return rs.getBoolean(1);
-    }
-  }
-
-  static void until(Duration limit, String what, Callable<Boolean> cond)
-      throws Exception {
-    long deadline = System.nanoTime() + limit.toNanos();
-    while (!cond.call()) {
-      assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-      Thread.sleep(50);
     }
   }
 
@@ -130,13 +108,47 @@ class ReadBindingIT {
     }
   }
 
+  /** A callable statement's OUT value after commit and after another statement: pgjdbc's answer. */
+  static List<String> outValuesAfterCommit(Connection c) throws SQLException {
+    c.setReadOnly(true);
+    c.setAutoCommit(false);
+    List<String> seen = new ArrayList<>();
+    try (CallableStatement cs = c.prepareCall("{? = call upper(?)}")) {
+      cs.registerOutParameter(1, Types.VARCHAR);
+      cs.setString(2, "out");
+      cs.execute();
+      c.commit();
+      seen.add(cs.getString(1));
+      try (Statement other = c.createStatement();
+           ResultSet rs = other.executeQuery("SELECT 1")) {
+        rs.next();
+      }
+      c.commit();
+      seen.add(cs.getString(1));
+    }
+    c.setAutoCommit(true);
+    return seen;
+  }
+
+  @Test
+  void outValuesStayReadableAsLongAsWithPgjdbc() throws Exception {
+    List<String> pg;
+    try (Connection c = cluster.connect(cluster.primary())) {
+      pg = outValuesAfterCommit(c);
+    }
+    assertEquals(List.of("OUT", "OUT"), pg);
+    try (Connection c = DriverManager.getConnection(url(app(), "&maxAge=1h"))) {
+      assertEquals(pg, outValuesAfterCommit(c));
+    }
+  }
+
   @Test
   void anOpenResultKeepsItsBindingWhileTheNextStatementRoutesElsewhere() throws Exception {
     String app = app();
     try (Connection c = DriverManager.getConnection(url(app, "&maxAge=1s"))) {
       c.setReadOnly(true);
-      until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
-      until(Duration.ofSeconds(30), "replay to pause", () -> {
+      Poll.until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
+      Poll.until(Duration.ofSeconds(30), "replay to pause", () -> {
         try {
           cluster.pauseReplay(cluster.replica(0));
           return true;
@@ -145,13 +157,13 @@ class ReadBindingIT {
         }
       });
       try {
-        until(Duration.ofSeconds(30), "the replica to go stale", () -> !inRecovery(c));
+        Poll.until(Duration.ofSeconds(30), "the replica to go stale", () -> !inRecovery(c));
         Statement a = c.createStatement();
         ResultSet ra = a.executeQuery("SELECT pg_is_in_recovery() FROM generate_series(1, 3)");
         assertTrue(ra.next());
         assertFalse(ra.getBoolean(1), "A runs on the fallback");
         resume();
-        until(Duration.ofSeconds(30), "the replica to be fresh again", () -> inRecovery(c));
+        Poll.until(Duration.ofSeconds(30), "the replica to be fresh again", () -> inRecovery(c));
         assertTrue(ra.next(), "A's results are still readable");
         assertFalse(ra.getBoolean(1));
         assertTrue(ra.next());
@@ -165,7 +177,7 @@ class ReadBindingIT {
 
   /** Resumes replay; the call itself may meet a recovery conflict on this cluster: retried. */
   static void resume() throws Exception {
-    until(Duration.ofSeconds(30), "replay to resume", () -> {
+    Poll.until(Duration.ofSeconds(30), "replay to resume", () -> {
       try {
         cluster.resumeReplay(cluster.replica(0));
         return true;
@@ -195,13 +207,13 @@ class ReadBindingIT {
         url(app, "&maxAge=1h&fallbackPoolSize=1&poolTimeout=300ms"));
          Connection holder = ds.read();
          Connection c = ds.read()) {
-      until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
+      Poll.until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
       // the only fallback connection is taken: serializable reads never run on a standby
       holder.setAutoCommit(false);
       holder.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
       try (Statement st = holder.createStatement()) {
         assertFalse(inRecovery(holder), "the holder runs on the fallback");
-        until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
+        Poll.until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
         CompletableFuture<SQLException> read = CompletableFuture.supplyAsync(() -> {
           try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(SLOW_READ)) {
             return null;
@@ -220,7 +232,7 @@ class ReadBindingIT {
   }
 
   static void truncateWhileTheReplicaReads(String app) throws Exception {
-    until(Duration.ofSeconds(20), "the slow read on the replica", () -> {
+    Poll.until(Duration.ofSeconds(20), "the slow read on the replica", () -> {
       try (Connection c = cluster.connect(cluster.replica(0)); PreparedStatement ps =
           c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?"
               + " AND query LIKE '%pg_sleep(3)%' AND state = 'active'")) {
@@ -249,7 +261,7 @@ class ReadBindingIT {
       for (int i = 0; i < 3; i++) {
         try (Connection c = pool.getConnection()) {
           c.setReadOnly(true);
-          until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
+          Poll.until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
           try (Statement st = c.createStatement();
                ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
             rs.next();
@@ -307,10 +319,11 @@ class ReadBindingIT {
     }
     for (Future<?> f : futures) f.get();
     // nothing of this application is left in use on any server, and the internal pools agree
-    until(Duration.ofSeconds(30), "no busy session of " + app, () -> {
+    Poll.until(Duration.ofSeconds(30), "no busy session of " + app, () -> {
       for (var node : List.of(cluster.primary(), cluster.replica(0))) {
         try (Connection c = cluster.connect(node); PreparedStatement ps = c.prepareStatement(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ? AND state <> 'idle'"
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?"
+                + " AND state <> 'idle'"
                 + " AND application_name NOT LIKE '%watcher%'")) {
           ps.setString(1, app + "%");
           try (ResultSet rs = ps.executeQuery()) {
@@ -321,7 +334,7 @@ class ReadBindingIT {
       }
       return true;
     });
-    until(Duration.ofSeconds(30), "the internal pools to be idle", () -> {
+    Poll.until(Duration.ofSeconds(30), "the internal pools to be idle", () -> {
       MBeanServer server = ManagementFactory.getPlatformMBeanServer();
       for (var n : server.queryNames(new ObjectName("com.zaxxer.hikari:type=Pool *"),
           null)) {

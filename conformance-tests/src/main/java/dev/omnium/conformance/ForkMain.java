@@ -1,0 +1,92 @@
+package dev.omnium.conformance;
+
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+
+/**
+ * Runs every scenario in this JVM with plain {@code DriverManager} connections to an unmodified
+ * {@code jdbc:postgresql:} URL (the application knows nothing of omnium; a {@code -javaagent}
+ * may be attached) and prints what each saw; server observations are asked of the test JVM.
+ *
+ * <pre>
+ * ForkMain URL USER APPLICATION_NAME [warm]
+ * </pre>
+ * With {@code warm}, waits (at most 20 s) until a read-only statement runs on a replica first.
+ * Output: {@code SCENARIO id}, one {@code OBS} line per entry, {@code DONE id}; then
+ * {@code ALL-DONE n}. Everything else on stdout is ignored by the reader.
+ */
+public final class ForkMain {
+  private ForkMain() { }
+
+  public static void main(String[] args) throws Exception {
+    String url = args[0];
+    Properties props = new Properties();
+    props.setProperty("user", args[1]);
+    String app = args[2];
+    boolean warm = args.length > 3 && args[3].equals("warm");
+    // Our protocol owns the real stdout; anything else printing goes to stderr.
+    PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
+        StandardCharsets.UTF_8);
+    System.setOut(System.err);
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
+        StandardCharsets.UTF_8));
+    Server server = new RemoteServer(out, in);
+    Source source = new Source() {
+      @Override
+      public Connection open() throws SQLException {
+        return DriverManager.getConnection(url, props);
+      }
+
+      @Override
+      public String app() {
+        return app;
+      }
+    };
+    if (warm) {
+      out.println("WARM " + awaitReplicaReads(source));
+    }
+    int n = 0;
+    for (Scenario s : Scenarios.all()) {
+      Observation o = s.runOn(source, server);
+      synchronized (out) {
+        out.println("SCENARIO\t" + s.id());
+        for (String l : o.serialize()) {
+          out.println("OBS\t" + l);
+        }
+        out.println("DONE\t" + s.id());
+      }
+      n++;
+    }
+    out.println("ALL-DONE " + n);
+    out.flush();
+    System.exit(0);
+  }
+
+  private static boolean awaitReplicaReads(Source source) throws Exception {
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      try (Connection c = source.open()) {
+        c.setReadOnly(true);
+        try (Statement st = c.createStatement();
+            ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+          rs.next();
+          if (rs.getBoolean(1)) {
+            return true;
+          }
+        }
+      }
+      Thread.sleep(100);
+    }
+    return false;
+  }
+}

@@ -1,0 +1,174 @@
+package dev.omnium.conformance;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+
+/** Multiple results, getMoreResults, closeOnCompletion, identities, limits and timeouts. */
+final class ResultScenarios {
+  private ResultScenarios() { }
+
+  /** Walks every result of an executed statement, as frameworks do. */
+  static String walk(Statement st, boolean first) throws Exception {
+    StringBuilder s = new StringBuilder();
+    boolean isRs = first;
+    for (int i = 0; i < 10; i++) {
+      if (isRs) {
+        try (ResultSet rs = st.getResultSet()) {
+          s.append("rs[").append(Run.renderRows(rs)).append("] ");
+        }
+      } else {
+        int n = st.getUpdateCount();
+        if (n == -1) {
+          break;
+        }
+        s.append("count[").append(n).append("] ");
+      }
+      isRs = st.getMoreResults();
+    }
+    return s.toString();
+  }
+
+  static Scenarios.Group group() {
+    return new Scenarios.Group("results")
+        .add("multiple-selects", r -> {
+          Connection c = r.open();
+          try (Statement st = c.createStatement()) {
+            r.call("walk", () -> walk(st, st.execute("SELECT 1; SELECT 2, 3")));
+          }
+        })
+        .add("update-then-select", r -> {
+          r.table("t");
+          Connection c = r.open();
+          try (Statement st = c.createStatement()) {
+            r.call("walk", () -> walk(st, st.execute(
+                "INSERT INTO t VALUES (1, 'a'); SELECT v FROM t; DELETE FROM t")));
+          }
+          r.rows("t");
+        })
+        .add("keep-current-result", r -> {
+          Connection c = r.open();
+          try (Statement st = c.createStatement()) {
+            st.execute("SELECT 1; SELECT 2");
+            ResultSet first = st.getResultSet();
+            r.call("more", () -> st.getMoreResults(Statement.KEEP_CURRENT_RESULT));
+            r.call("first-closed", first::isClosed);
+            r.call("first-next", first::next);
+            r.call("first-value", () -> first.getInt(1));
+            r.call("second", () -> Run.renderRows(st.getResultSet()));
+          }
+        })
+        .add("close-current-result", r -> {
+          Connection c = r.open();
+          try (Statement st = c.createStatement()) {
+            st.execute("SELECT 1; SELECT 2");
+            ResultSet first = st.getResultSet();
+            r.call("more", () -> st.getMoreResults(Statement.CLOSE_CURRENT_RESULT));
+            r.call("first-closed", first::isClosed);
+            r.call("more-again", st::getMoreResults);
+            r.call("count", st::getUpdateCount);
+          }
+        })
+        .add("update-count-of-select", r -> {
+          Connection c = r.open();
+          try (Statement st = c.createStatement()) {
+            r.call("execute", () -> st.execute("SELECT 1"));
+            r.call("count", st::getUpdateCount);
+            r.call("large-count", st::getLargeUpdateCount);
+          }
+        })
+        .add("close-on-completion", r -> {
+          Connection c = r.open();
+          Statement st = c.createStatement();
+          r.call("default", st::isCloseOnCompletion);
+          st.closeOnCompletion();
+          r.call("set", st::isCloseOnCompletion);
+          ResultSet rs = st.executeQuery("SELECT 1");
+          r.call("open", st::isClosed);
+          rs.close();
+          r.call("after-rs-close", st::isClosed);
+          r.call("execute-after", () -> st.executeQuery("SELECT 2") != null);
+        })
+        .add("statement-close-closes-results", r -> {
+          Connection c = r.open();
+          Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT 1");
+          st.close();
+          r.call("rs-closed", rs::isClosed);
+          r.call("rs-next", rs::next);
+        })
+        .add("identities", r -> {
+          Connection c = r.open();
+          try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT 1")) {
+            r.call("st.connection", () -> st.getConnection() == c);
+            r.call("rs.statement", () -> rs.getStatement() == st);
+            r.call("rs.statement.connection", () -> rs.getStatement().getConnection() == c);
+            r.call("st.resultSet", () -> st.getResultSet() == rs);
+          }
+          try (PreparedStatement ps = c.prepareStatement("SELECT ?")) {
+            ps.setInt(1, 1);
+            r.call("ps.connection", () -> ps.getConnection() == c);
+            try (ResultSet rs = ps.executeQuery()) {
+              r.call("ps.rs.statement", () -> rs.getStatement() == ps);
+            }
+          }
+        })
+        .add("max-rows", r -> {
+          Connection c = r.open();
+          try (Statement st = c.createStatement()) {
+            st.setMaxRows(3);
+            r.call("get", st::getMaxRows);
+            r.call("rows", () -> Run.renderRows(st.executeQuery("SELECT generate_series(1, 10)")));
+          }
+        })
+        .add("query-timeout", r -> {
+          Connection c = r.open();
+          try (Statement st = c.createStatement()) {
+            st.setQueryTimeout(1);
+            r.call("get", st::getQueryTimeout);
+            r.call("sleep", () -> st.execute("SELECT pg_sleep(30)"));
+            r.call("after", () -> Run.renderRows(st.executeQuery("SELECT 'alive'")));
+          }
+        })
+        .add("execute-query-without-result", r -> {
+          r.table("t");
+          Connection c = r.open();
+          try (Statement st = c.createStatement()) {
+            r.call("query", () -> st.executeQuery("INSERT INTO t VALUES (1, 'a')") != null);
+          }
+          r.rows("t");
+        })
+        .add("execute-update-with-result", r -> {
+          Connection c = r.open();
+          try (Statement st = c.createStatement()) {
+            r.call("update", () -> st.executeUpdate("SELECT 1"));
+          }
+        })
+        .add("result-after-other-statement", r -> {
+          Connection c = r.open();
+          Statement a = c.createStatement();
+          ResultSet ra = a.executeQuery("SELECT generate_series(1, 3)");
+          r.call("a1", () -> ra.next() ? ra.getInt(1) : -1);
+          try (Statement b = c.createStatement()) {
+            r.call("b", () -> Run.renderRows(b.executeQuery("SELECT 'b'")));
+          }
+          r.call("a-rest", () -> Run.renderRows(ra));
+          a.close();
+        })
+        .add("read-only-result-after-other-statement", r -> {
+          Connection c = r.open();
+          c.setReadOnly(true);
+          Statement a = c.createStatement();
+          ResultSet ra = a.executeQuery("SELECT generate_series(1, 3)");
+          r.call("a1", () -> ra.next() ? ra.getInt(1) : -1);
+          try (Statement b = c.createStatement()) {
+            r.call("b", () -> Run.renderRows(b.executeQuery("SELECT 'b'")));
+          }
+          r.call("a-rest", () -> Run.renderRows(ra));
+          c.setReadOnly(false);
+          r.call("a-closed", ra::isClosed);
+          a.close();
+        });
+  }
+}

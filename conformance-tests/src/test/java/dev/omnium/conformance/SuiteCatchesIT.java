@@ -1,0 +1,105 @@
+package dev.omnium.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.sandbox.Heartbeat;
+import dev.omnium.sandbox.PgCluster;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The suite can fail: a deliberately wrong wrapper (a fourth "mode") must produce mismatches,
+ * and pgjdbc compared with itself must produce none (the observations are deterministic).
+ */
+class SuiteCatchesIT {
+  static PgCluster cluster;
+  static Heartbeat heartbeat;
+  static ClusterServer server;
+
+  @BeforeAll
+  static void up() throws Exception {
+    cluster = PgCluster.builder().replicas(1).start();
+    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    server = new ClusterServer(cluster);
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+    if (heartbeat != null) {
+      heartbeat.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static Sides.Opener direct(String app) {
+    String url = "jdbc:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
+        + "?ApplicationName=" + app;
+    Properties p = new Properties();
+    p.setProperty("user", cluster.user());
+    return () -> DriverManager.getConnection(url, p);
+  }
+
+  @Test
+  void aWrapperThatSilentlyRebindsALostSessionIsCaught() throws Exception {
+    Sides.Opener plain = direct("conf-plain");
+    Sides.Opener broken = direct("conf-broken");
+    List<String> caught = new ArrayList<>();
+    int scenarios = 0;
+    for (Scenario s : Scenarios.all()) {
+      if (!s.group().equals("lost-session")) {
+        continue;
+      }
+      scenarios++;
+      Observation b = s.runOn(new Sides.Named("conf-plain", plain), server);
+      Observation c = s.runOn(new Sides.Named("conf-broken",
+          () -> SilentlyRebindingConnection.open(broken)), server);
+      Comparison.Result r = Comparison.compare("broken", s.id(), b, c);
+      assertNull(Comparison.escaped(b), s.id() + " must be a valid program on pgjdbc");
+      if (!r.agrees()) {
+        caught.add(s.id() + ": " + r.mismatches());
+      }
+    }
+    System.out.println("[conformance] mode broken (silently rebinding wrapper): " + scenarios
+        + " lost-session scenarios, " + caught.size() + " differ from pgjdbc:\n  "
+        + String.join("\n  ", caught));
+    // The defect must show where it matters: a write after the loss reached the server.
+    assertTrue(caught.stream().anyMatch(m -> m.startsWith("lost-session/autocommit:")
+        && m.contains("SERVER rows t: pgjdbc=1|a broken=1|a;3|c")), String.join("\n", caught));
+    assertTrue(caught.stream().anyMatch(m -> m.startsWith("lost-session/in-transaction:")),
+        String.join("\n", caught));
+  }
+
+  @Test
+  void pgjdbcAgreesWithItself() throws Exception {
+    Sides.Opener a = direct("conf-self-a");
+    Sides.Opener b = direct("conf-self-b");
+    List<String> differ = new ArrayList<>();
+    int n = 0;
+    for (Scenario s : Scenarios.all()) {
+      Observation first = s.runOn(new Sides.Named("conf-self-a", a), server);
+      Observation second = s.runOn(new Sides.Named("conf-self-b", b), server);
+      Comparison.Result r = Comparison.compare("pgjdbc-again", s.id(), first, second);
+      assertNull(Comparison.escaped(first), s.id() + " must be a valid program on pgjdbc");
+      if (!r.agrees() || !r.known().isEmpty()) {
+        differ.add(s.id() + ": " + r.mismatches() + r.known());
+      }
+      n++;
+    }
+    System.out.println("[conformance] mode pgjdbc-again: " + n + " scenarios, " + differ.size()
+        + " differ");
+    assertEquals(List.of(), differ, "pgjdbc must agree with itself on every scenario");
+  }
+}
