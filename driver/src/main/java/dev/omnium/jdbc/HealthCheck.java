@@ -142,8 +142,11 @@ final class HealthCheck {
     p.setProperty("socketTimeout", Integer.toString(SOCKET_TIMEOUT_SECONDS));
     // Appended last, so they win over the route's own settings: a probe never writes or waits long.
     p.setProperty("options", (p.getProperty("options", "") + " -c statement_timeout="
-        + STATEMENT_TIMEOUT_MILLIS + " -c lock_timeout=" + LOCK_TIMEOUT_MILLIS
-        + " -c default_transaction_read_only=on").trim());
+        + STATEMENT_TIMEOUT_MILLIS + " -c lock_timeout=" + LOCK_TIMEOUT_MILLIS).trim());
+    // Read-only after pgjdbc's targetServerType check, not in the startup packet: a primary
+    // whose session starts read-only would look like a standby to it (multi-host primary lists).
+    p.setProperty("readOnly", "true");
+    p.setProperty("readOnlyMode", "always");
     return p;
   }
 
@@ -268,6 +271,10 @@ final class HealthCheck {
         String w = where(r);
         if (!r.reachable) {
           add(Severity.DEGRADED, w, "replica unreachable: " + r.error);
+        } else if (!r.isStandby() && listedAsPrimary(r)) {
+          // Every node in both lists (Patroni-style): roles are discovered, this one is expected.
+          add(Severity.NOTE, w, "is the primary now (not in recovery; also in the primary list):"
+              + " no read is routed to it through a replica pool");
         } else if (!r.isStandby()) {
           add(Severity.DEGRADED, w, "not in recovery: this configured replica is a primary,"
               + " not a replica; no read is routed to it");
@@ -309,6 +316,13 @@ final class HealthCheck {
           }
         }
       }
+    }
+
+    private boolean listedAsPrimary(HealthServer r) {
+      for (HostSpec h : cfg.primaryHosts()) {
+        if (h.toString().equals(r.endpoint)) return true;
+      }
+      return false;
     }
 
     /** Heavy queries on the freshest replica, else on the primary; never on a stale replica. */

@@ -45,6 +45,11 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private volatile Connection connection;
   private LagAlert alert;
   private Runnable onTimeout;
+  /** Role changes seen by the probe or reported by a session (RoleSignal): see onRoleChange. */
+  private Runnable onPromoted;
+  private Runnable onStandby;
+  /** When a session last reported the server as a primary; older probes are not recorded. */
+  private volatile long promotedNoticedNanos;
 
   LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval, String threadName) {
     this.name = name;
@@ -73,8 +78,27 @@ final class LagWatcher implements Runnable, AutoCloseable {
     this.onTimeout = action;
   }
 
+  /**
+   * Set before {@link #start()}: run on the thread that noticed it when the server turns out to be
+   * a primary (not in recovery), and when it is a standby again (or for the first time).
+   */
+  void onRoleChange(Runnable promoted, Runnable standby) {
+    this.onPromoted = promoted;
+    this.onStandby = standby;
+  }
+
   void start() {
     thread.start();
+  }
+
+  /**
+   * A session of this server reported {@code in_hot_standby=off} (PostgreSQL 14+, no round trip):
+   * it was promoted. Reads stop routing to it now, not at the next probe.
+   */
+  void noticePromoted() {
+    promotedNoticedNanos = System.nanoTime();
+    beatNanos = UNKNOWN;
+    moveTo(State.NOT_IN_RECOVERY, "a session reported in_hot_standby=off: it was promoted");
   }
 
   /** Hot path: two volatile reads, no allocation. */
@@ -167,6 +191,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
           return;
         }
         replayLsn = lsn == null ? 0 : Lsn.parse(lsn);
+        if (promotedNoticedNanos - sent > 0) return; // sent before a session saw the promotion
         if (noBeat) {
           beatNanos = UNKNOWN;
           moveTo(State.NO_HEARTBEAT_ROW, "beat_at is null in " + table);
@@ -213,23 +238,44 @@ final class LagWatcher implements Runnable, AutoCloseable {
     }
   }
 
-  private void moveTo(State next, String detail) {
+  // synchronized: the watcher thread and a session reporting a promotion may both move it
+  private synchronized void moveTo(State next, String detail) {
     State prev = state;
     lastError = detail;
     if (prev == next) return;
     state = next;
+    boolean wasPrimary = prev == State.NOT_IN_RECOVERY;
     switch (next) {
       case OK:
-        log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it", name, prev);
+        if (wasPrimary) {
+          log.info("omnium: {} is a standby again (in recovery) and its heartbeat is readable;"
+              + " reads may route to it", name);
+        } else {
+          log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it",
+              name, prev);
+        }
         break;
       case NOT_IN_RECOVERY:
-        log.error("omnium: configured replica {} is NOT a replica: {}. No reads are routed to it.", name, detail);
+        // Every node may be listed as a replica (Patroni-style): the primary is an expected role.
+        log.info("omnium: {} is the primary now ({}): no read is routed to it through its replica"
+            + " pool, which is emptied; reads that need the primary take the fallback route",
+            name, detail);
         break;
       default:
-        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until it recovers.",
-            name, next, detail);
+        log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until it"
+            + " recovers.", name, next, detail);
     }
+    // Only these states say what the server is: a missing row or a bad table do not.
+    boolean primaryNow = next == State.NOT_IN_RECOVERY;
+    if (!primaryNow && next != State.OK && next != State.NO_HEARTBEAT_TABLE) return;
+    if (standby != null && standby != primaryNow) return; // same role as before
+    standby = !primaryNow;
+    Runnable action = primaryNow ? onPromoted : onStandby;
+    if (action != null) action.run();
   }
+
+  /** Null until the first answer: the server's role as last seen. */
+  private Boolean standby;
 
   private void closeConnection() {
     Connection c = connection;

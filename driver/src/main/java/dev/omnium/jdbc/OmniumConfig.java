@@ -31,6 +31,8 @@ final class OmniumConfig {
   private static final String TARGET_SERVER_TYPE = PGProperty.TARGET_SERVER_TYPE.getName();
   private static final String USER = PGProperty.USER.getName();
   private static final String PASSWORD = PGProperty.PASSWORD.getName();
+  private static final String READ_ONLY = PGProperty.READ_ONLY.getName();
+  private static final String READ_ONLY_MODE = PGProperty.READ_ONLY_MODE.getName();
   /** pgjdbc's own host/port/database keys: the URL path decides those, never a property. */
   private static final List<String> LOCATION_KEYS = List.of(
       PGProperty.PG_HOST.getName(), PGProperty.PG_PORT.getName(), PGProperty.PG_DBNAME.getName());
@@ -250,9 +252,16 @@ final class OmniumConfig {
     if (!replicaSide && lockTimeout() != null) {
       options.append(" -c lock_timeout=").append(lockTimeout().toMillis());
     }
-    if (route == Route.REPLICA || route == Route.FALLBACK) {
+    if (route == Route.REPLICA) {
       // Writes then fail with 25006 on both read routes alike.
       options.append(" -c default_transaction_read_only=on");
+    } else if (route == Route.FALLBACK) {
+      // Not in the startup packet: pgjdbc's targetServerType=primary asks the server
+      // "show transaction_read_only" and would take a read-only primary session for a standby.
+      // pgjdbc makes the session read-only after that check (SET SESSION CHARACTERISTICS, once
+      // per physical connection, never per borrow); the pool keeps it so (Pools, readOnly).
+      p.setProperty(READ_ONLY, "true");
+      p.setProperty(READ_ONLY_MODE, "always");
     }
     if (route == Route.WATCHER || route == Route.HEARTBEAT) {
       // The heartbeat table must resolve the same way for every writer and watcher, whatever

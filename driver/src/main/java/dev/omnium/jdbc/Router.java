@@ -68,7 +68,7 @@ final class Router implements AutoCloseable, RouterMXBean {
 
     this.fallback = Pools.create(app + "-fallback-" + id,
         new PgConnector(config.primaryUrl(), config.physicalProperties(Route.FALLBACK), app + " fallback"),
-        config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
+        config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime(), true);
 
     List<HostSpec> hosts = config.replicas();
     this.replicas = new ReplicaEndpoint[hosts.size()];
@@ -82,10 +82,11 @@ final class Router implements AutoCloseable, RouterMXBean {
           app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
           "omnium-lag-" + app + "-" + name);
+      // No idle minimum until the watcher saw a standby there (ReplicaEndpoint): roles are discovered.
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
-          config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(), config.maxLifetime());
+          config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime());
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(), listeners));
-      replicas[i] = new ReplicaEndpoint(name, watcher, pool);
+      replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize());
       watcher.onTimeout(replicas[i]::abortLent);
     }
     for (ReplicaEndpoint r : replicas) r.watcher.start();

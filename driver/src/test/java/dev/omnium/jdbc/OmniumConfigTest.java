@@ -267,7 +267,7 @@ class OmniumConfigTest {
     String replica = "-c statement_timeout=3000 -c idle_in_transaction_session_timeout=45000";
     String readOnly = " -c default_transaction_read_only=on";
     assertEquals(primary, c.physicalProperties(Route.PRIMARY).getProperty("options"));
-    assertEquals(primary + readOnly, c.physicalProperties(Route.FALLBACK).getProperty("options"));
+    assertEquals(primary, c.physicalProperties(Route.FALLBACK).getProperty("options"));
     String heartbeatTableInPublic = " -c search_path=public";
     assertEquals(primary + heartbeatTableInPublic, c.physicalProperties(Route.HEARTBEAT).getProperty("options"));
     assertEquals(replica + readOnly, c.physicalProperties(Route.REPLICA).getProperty("options"));
@@ -293,7 +293,7 @@ class OmniumConfigTest {
   void userOptionsComeFirst() throws SQLException {
     OmniumConfig c = OmniumConfig.of(BASE + "?options=-c%20search_path%3Dapp", null);
     assertEquals("-c search_path=app -c statement_timeout=15000 "
-            + "-c idle_in_transaction_session_timeout=60000 -c default_transaction_read_only=on",
+            + "-c idle_in_transaction_session_timeout=60000",
         c.physicalProperties(Route.FALLBACK).getProperty("options"));
     // the watcher resolves the heartbeat table in public whatever the application's search_path
     assertEquals("-c search_path=app -c statement_timeout=5000 "
@@ -310,9 +310,14 @@ class OmniumConfigTest {
   void readOnlyFlagOnlyOnReplicaAndFallback() throws SQLException {
     OmniumConfig c = OmniumConfig.of(BASE + "?replica=r", null);
     for (Route r : Route.values()) {
-      boolean readOnly = c.physicalProperties(r).getProperty("options")
-          .contains("default_transaction_read_only=on");
-      assertEquals(r == Route.REPLICA || r == Route.FALLBACK, readOnly, r.name());
+      Properties p = c.physicalProperties(r);
+      boolean inStartupPacket = p.getProperty("options").contains("default_transaction_read_only=on");
+      assertEquals(r == Route.REPLICA, inStartupPacket, r.name());
+      // The fallback session becomes read-only after pgjdbc's targetServerType=primary check,
+      // which takes a session that starts read-only for a standby's.
+      boolean afterLogin = "true".equals(p.getProperty("readOnly"))
+          && "always".equals(p.getProperty("readOnlyMode"));
+      assertEquals(r == Route.FALLBACK, afterLogin, r.name());
     }
   }
 
