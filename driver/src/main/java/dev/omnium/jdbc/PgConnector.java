@@ -29,9 +29,16 @@ final class PgConnector implements DataSource {
   private final String url;
   private final Properties props;
   private final String description;
+  /** Replica pools: refuse a session whose server says it is a primary (RoleSignal, no round trip). */
+  private final boolean standbyOnly;
   private volatile int loginTimeoutSeconds;
 
   PgConnector(String url, Properties props, String description) {
+    this(url, props, description, false);
+  }
+
+  PgConnector(String url, Properties props, String description, boolean standbyOnly) {
+    this.standbyOnly = standbyOnly;
     this.url = url;
     Properties marked = new Properties();
     for (String key : props.stringPropertyNames()) marked.setProperty(key, props.getProperty(key));
@@ -51,6 +58,11 @@ final class PgConnector implements DataSource {
     Connection c = PG.connect(url, p);
     if (c == null) {
       throw new SQLException("omnium: pgjdbc refused the URL for " + description, "08001");
+    }
+    if (standbyOnly && RoleSignal.reportsPrimary(c)) {
+      c.close();
+      throw new SQLException("omnium: " + description + " is a primary now (in_hot_standby=off),"
+          + " not a standby: no replica session is opened on it", "08001");
     }
     return c;
   }

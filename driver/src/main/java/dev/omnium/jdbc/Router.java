@@ -77,7 +77,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       String name = h.toString();
       String url = config.replicaUrl(h);
       PgConnector pooled = new PgConnector(url, withClientTimeouts(config.physicalProperties(Route.REPLICA), false),
-          app + " replica " + name);
+          app + " replica " + name, true);
       PgConnector watching = new PgConnector(url, withClientTimeouts(config.physicalProperties(Route.WATCHER), true),
           app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
