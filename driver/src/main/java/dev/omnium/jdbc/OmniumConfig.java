@@ -6,6 +6,7 @@ import java.sql.DriverPropertyInfo;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -31,8 +32,6 @@ final class OmniumConfig {
   private static final String TARGET_SERVER_TYPE = PGProperty.TARGET_SERVER_TYPE.getName();
   private static final String USER = PGProperty.USER.getName();
   private static final String PASSWORD = PGProperty.PASSWORD.getName();
-  private static final String READ_ONLY = PGProperty.READ_ONLY.getName();
-  private static final String READ_ONLY_MODE = PGProperty.READ_ONLY_MODE.getName();
   /** pgjdbc's own host/port/database keys: the URL path decides those, never a property. */
   private static final List<String> LOCATION_KEYS = List.of(
       PGProperty.PG_HOST.getName(), PGProperty.PG_PORT.getName(), PGProperty.PG_DBNAME.getName());
@@ -215,6 +214,13 @@ final class OmniumConfig {
     return pgjdbcUrl(primaryHosts);
   }
 
+  /** One single-host pgjdbc URL per host of the primary list, in order. */
+  List<String> primaryHostUrls() {
+    List<String> urls = new ArrayList<>();
+    for (HostSpec h : primaryHosts) urls.add(pgjdbcUrl(List.of(h)));
+    return urls;
+  }
+
   /** {@code jdbc:postgresql://h:p/db} for one replica. */
   String replicaUrl(HostSpec replica) {
     return pgjdbcUrl(List.of(replica));
@@ -252,16 +258,9 @@ final class OmniumConfig {
     if (!replicaSide && lockTimeout() != null) {
       options.append(" -c lock_timeout=").append(lockTimeout().toMillis());
     }
-    if (route == Route.REPLICA) {
+    if (route == Route.REPLICA || route == Route.FALLBACK) {
       // Writes then fail with 25006 on both read routes alike.
       options.append(" -c default_transaction_read_only=on");
-    } else if (route == Route.FALLBACK) {
-      // Not in the startup packet: pgjdbc's targetServerType=primary asks the server
-      // "show transaction_read_only" and would take a read-only primary session for a standby.
-      // pgjdbc makes the session read-only after that check (SET SESSION CHARACTERISTICS, once
-      // per physical connection, never per borrow); the pool keeps it so (Pools, readOnly).
-      p.setProperty(READ_ONLY, "true");
-      p.setProperty(READ_ONLY_MODE, "always");
     }
     if (route == Route.WATCHER || route == Route.HEARTBEAT) {
       // The heartbeat table must resolve the same way for every writer and watcher, whatever
@@ -281,6 +280,11 @@ final class OmniumConfig {
         p.setProperty(PASSWORD, replicaPassword);
       }
       // A user's targetServerType=primary (meant for the primary list) would refuse a standby.
+      p.remove(TARGET_SERVER_TYPE);
+    } else if (route == Route.FALLBACK) {
+      // Its sessions start read-only, so pgjdbc's targetServerType=primary ("show
+      // transaction_read_only") would take the primary for a standby: PgConnector.primaryAmong
+      // tries each host itself and reads the role from in_hot_standby instead.
       p.remove(TARGET_SERVER_TYPE);
     } else if (primaryHosts.size() > 1 && !passThrough.containsKey(TARGET_SERVER_TYPE)) {
       // Every primary-side route (also fallback reads and the heartbeat writer) must land

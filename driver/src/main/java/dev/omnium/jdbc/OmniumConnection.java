@@ -262,11 +262,14 @@ public final class OmniumConnection implements Connection {
   /**
    * Called by a statement whose execution failed. Returns the fallback connection to retry on when
    * the error is a replica recovery conflict (or a lost replica connection) at the first statement
-   * of a read-only unit of work, so nothing from it reached the caller; otherwise null.
+   * of a read-only unit of work, so nothing from it reached the caller; otherwise null. A fallback
+   * session lost there (the primary crashed or was switched over) is retried the same way: the
+   * read waits for the fallback route once more, at most poolTimeout, and reaches the new primary.
    */
   Connection retryTarget(SQLException e) throws SQLException {
-    if (readRoute != Route.REPLICA || read == null || readStatements != 1 || readRetried
-        || !SqlStates.retryableOnReplica(e)) {
+    boolean lostFallback = readRoute == Route.FALLBACK && SqlStates.connectionDead(e);
+    if ((readRoute != Route.REPLICA && !lostFallback) || read == null || readStatements != 1
+        || readRetried || !SqlStates.retryableOnReplica(e)) {
       return null;
     }
     boolean dead = SqlStates.connectionDead(e) || isClosedQuietly(read);

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.List;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -29,8 +30,15 @@ final class PgConnector implements DataSource {
   private final String url;
   private final Properties props;
   private final String description;
-  /** Replica pools: refuse a session whose server says it is a primary (RoleSignal, no round trip). */
+  /** Replica pools: refuse a session whose server says it is a primary (RoleSignal). */
   private final boolean standbyOnly;
+  /**
+   * Fallback route: one single-host URL per listed primary host, tried in turn (the last primary
+   * first) until one is a primary; null for a plain connector. Its sessions start read-only, which
+   * pgjdbc's targetServerType=primary would take for a standby.
+   */
+  private final String[] primaryCandidates;
+  private volatile int lastPrimary;
   private volatile int loginTimeoutSeconds;
 
   PgConnector(String url, Properties props, String description) {
@@ -38,7 +46,19 @@ final class PgConnector implements DataSource {
   }
 
   PgConnector(String url, Properties props, String description, boolean standbyOnly) {
+    this(url, props, description, standbyOnly, null);
+  }
+
+  /** The primary among {@code hostUrls}, whatever its sessions' default_transaction_read_only. */
+  static PgConnector primaryAmong(List<String> hostUrls, Properties props, String description) {
+    return new PgConnector(hostUrls.get(0), props, description, false,
+        hostUrls.toArray(new String[0]));
+  }
+
+  private PgConnector(String url, Properties props, String description, boolean standbyOnly,
+                      String[] primaryCandidates) {
     this.standbyOnly = standbyOnly;
+    this.primaryCandidates = primaryCandidates;
     this.url = url;
     Properties marked = new Properties();
     for (String key : props.stringPropertyNames()) marked.setProperty(key, props.getProperty(key));
@@ -55,6 +75,7 @@ final class PgConnector implements DataSource {
       p.putAll(props);
       p.setProperty("loginTimeout", Integer.toString(login));
     }
+    if (primaryCandidates != null) return connectPrimary(p);
     Connection c = PG.connect(url, p);
     if (c == null) {
       throw new SQLException("omnium: pgjdbc refused the URL for " + description, "08001");
@@ -65,6 +86,40 @@ final class PgConnector implements DataSource {
           + " not a standby: no replica session is opened on it", "08001");
     }
     return c;
+  }
+
+  private Connection connectPrimary(Properties p) throws SQLException {
+    String[] urls = primaryCandidates;
+    int start = lastPrimary;
+    StringBuilder why = new StringBuilder();
+    SQLException first = null;
+    for (int k = 0; k < urls.length; k++) {
+      int i = (start + k) % urls.length;
+      Connection c;
+      try {
+        c = PG.connect(urls[i], p);
+      } catch (SQLException e) {
+        if (first == null) first = e;
+        why.append(why.length() == 0 ? "" : "; ").append(host(urls[i])).append(": ")
+            .append(e.getMessage());
+        continue;
+      }
+      if (c != null && RoleSignal.isPrimary(c)) {
+        lastPrimary = i;
+        return c;
+      }
+      if (c != null) c.close();
+      why.append(why.length() == 0 ? "" : "; ").append(host(urls[i])).append(": a standby");
+    }
+    throw new SQLException("omnium: no primary among the hosts of " + description + " (" + why
+        + ")", first == null ? "08001" : first.getSQLState(), first);
+  }
+
+  /** {@code host:port} of a single-host pgjdbc URL, for messages (no credentials in it). */
+  private static String host(String url) {
+    int start = url.indexOf("//") + 2;
+    int end = url.indexOf('/', start);
+    return end < 0 ? url.substring(start) : url.substring(start, end);
   }
 
   @Override public Connection getConnection() throws SQLException { return connect(); }

@@ -26,17 +26,7 @@ final class Pools {
 
   static HikariDataSource create(String poolName, PgConnector connector, int size, int minIdle,
                                  Duration acquireTimeout, Duration maxLifetime) {
-    return create(poolName, connector, size, minIdle, acquireTimeout, maxLifetime, false);
-  }
-
-  /**
-   * @param readOnly the sessions' JDBC read-only flag, which HikariCP sets on every new connection
-   *     and restores on return (the fallback route: see OmniumConfig, Route.FALLBACK)
-   */
-  static HikariDataSource create(String poolName, PgConnector connector, int size, int minIdle,
-                                 Duration acquireTimeout, Duration maxLifetime, boolean readOnly) {
     HikariConfig hc = new HikariConfig();
-    hc.setReadOnly(readOnly);
     hc.setPoolName(poolName.replace(':', '_')); // HikariCP's JMX names refuse ':'
     hc.setDataSource(connector);
     hc.setMaximumPoolSize(size);

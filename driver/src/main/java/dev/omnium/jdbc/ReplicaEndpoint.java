@@ -29,11 +29,20 @@ final class ReplicaEndpoint {
    * @param size the number of idle sessions kept while the server is a standby
    */
   ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size) {
+    this(name, watcher, pool, size, null);
+  }
+
+  /** @param onPromoted also run when the server turns out to be a primary (the router's part) */
+  ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size,
+                  Runnable onPromoted) {
     this.name = name;
     this.watcher = watcher;
     this.pool = pool;
     this.size = size;
-    watcher.onRoleChange(this::emptyPool, this::fillPool);
+    watcher.onRoleChange(() -> {
+      emptyPool();
+      if (onPromoted != null) onPromoted.run();
+    }, this::fillPool);
   }
 
   /** The server is a primary: keep no replica session open on it (they are closed on return). */

@@ -1,7 +1,9 @@
 package dev.omnium.jdbc;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import org.postgresql.PGConnection;
 
 /**
@@ -14,7 +16,20 @@ final class RoleSignal {
 
   private RoleSignal() { }
 
-  /** True when the session's server last said it is not a hot standby; false when it is or is silent. */
+  /**
+   * Whether a new session's server is a primary: from in_hot_standby (PostgreSQL 14+, no round
+   * trip), else one query, once per physical connection.
+   */
+  static boolean isPrimary(Connection c) throws SQLException {
+    String hotStandby = c.unwrap(PGConnection.class).getParameterStatus(IN_HOT_STANDBY);
+    if (hotStandby != null) return "off".equals(hotStandby);
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+        "SELECT pg_is_in_recovery()")) {
+      return rs.next() && !rs.getBoolean(1);
+    }
+  }
+
+  /** True when the server last said it is not a hot standby; false when it is or said nothing. */
   static boolean reportsPrimary(Connection c) {
     try {
       PGConnection pg = c.unwrap(PGConnection.class);

@@ -67,8 +67,9 @@ final class Router implements AutoCloseable, RouterMXBean {
         : PrimarySource.direct(primaryConnector);
 
     this.fallback = Pools.create(app + "-fallback-" + id,
-        new PgConnector(config.primaryUrl(), config.physicalProperties(Route.FALLBACK), app + " fallback"),
-        config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime(), true);
+        PgConnector.primaryAmong(config.primaryHostUrls(), config.physicalProperties(Route.FALLBACK),
+            app + " fallback"),
+        config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
 
     List<HostSpec> hosts = config.replicas();
     this.replicas = new ReplicaEndpoint[hosts.size()];
@@ -82,11 +83,12 @@ final class Router implements AutoCloseable, RouterMXBean {
           app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(), config.heartbeatInterval(),
           "omnium-lag-" + app + "-" + name);
-      // No idle minimum until the watcher saw a standby there (ReplicaEndpoint): roles are discovered.
+      // No idle minimum until the watcher saw a standby there (ReplicaEndpoint).
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, pooled,
           config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime());
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(), listeners));
-      replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize());
+      replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize(),
+          this::primaryFound);
       watcher.onTimeout(replicas[i]::abortLent);
     }
     for (ReplicaEndpoint r : replicas) r.watcher.start();
@@ -175,6 +177,17 @@ final class Router implements AutoCloseable, RouterMXBean {
     return best;
   }
 
+  /**
+   * A listed node was seen to be a primary (a promotion, or the primary at start): the fallback
+   * pool's connection adder may be sleeping off the old primary's refusals; wake it.
+   */
+  private void primaryFound() {
+    HikariDataSource f = fallback;
+    if (f != null) PoolWakeUp.wake(f);
+    PrimarySource p = primary;
+    if (p != null) p.wake();
+  }
+
   Connection borrowFallback() throws SQLException {
     try {
       return fallback.getConnection();
@@ -195,6 +208,13 @@ final class Router implements AutoCloseable, RouterMXBean {
 
   void releaseFallback(Connection c, boolean dead) {
     Pools.release(fallback, c, dead);
+    if (dead) {
+      // A primary's sessions die together (a crash, a switchover): evict the idle ones now, so a
+      // retry or the next read does not draw another dead one (HikariCP skips its liveness check
+      // for a connection used within the last 500 ms).
+      HikariPoolMXBean bean = fallback.getHikariPoolMXBean();
+      if (bean != null) bean.softEvictConnections();
+    }
   }
 
   PrimarySource primary() {

@@ -267,7 +267,7 @@ class OmniumConfigTest {
     String replica = "-c statement_timeout=3000 -c idle_in_transaction_session_timeout=45000";
     String readOnly = " -c default_transaction_read_only=on";
     assertEquals(primary, c.physicalProperties(Route.PRIMARY).getProperty("options"));
-    assertEquals(primary, c.physicalProperties(Route.FALLBACK).getProperty("options"));
+    assertEquals(primary + readOnly, c.physicalProperties(Route.FALLBACK).getProperty("options"));
     String heartbeatTableInPublic = " -c search_path=public";
     assertEquals(primary + heartbeatTableInPublic, c.physicalProperties(Route.HEARTBEAT).getProperty("options"));
     assertEquals(replica + readOnly, c.physicalProperties(Route.REPLICA).getProperty("options"));
@@ -293,7 +293,7 @@ class OmniumConfigTest {
   void userOptionsComeFirst() throws SQLException {
     OmniumConfig c = OmniumConfig.of(BASE + "?options=-c%20search_path%3Dapp", null);
     assertEquals("-c search_path=app -c statement_timeout=15000 "
-            + "-c idle_in_transaction_session_timeout=60000",
+            + "-c idle_in_transaction_session_timeout=60000 -c default_transaction_read_only=on",
         c.physicalProperties(Route.FALLBACK).getProperty("options"));
     // the watcher resolves the heartbeat table in public whatever the application's search_path
     assertEquals("-c search_path=app -c statement_timeout=5000 "
@@ -310,14 +310,9 @@ class OmniumConfigTest {
   void readOnlyFlagOnlyOnReplicaAndFallback() throws SQLException {
     OmniumConfig c = OmniumConfig.of(BASE + "?replica=r", null);
     for (Route r : Route.values()) {
-      Properties p = c.physicalProperties(r);
-      boolean inStartupPacket = p.getProperty("options").contains("default_transaction_read_only=on");
-      assertEquals(r == Route.REPLICA, inStartupPacket, r.name());
-      // The fallback session becomes read-only after pgjdbc's targetServerType=primary check,
-      // which takes a session that starts read-only for a standby's.
-      boolean afterLogin = "true".equals(p.getProperty("readOnly"))
-          && "always".equals(p.getProperty("readOnlyMode"));
-      assertEquals(r == Route.FALLBACK, afterLogin, r.name());
+      boolean readOnly = c.physicalProperties(r).getProperty("options")
+          .contains("default_transaction_read_only=on");
+      assertEquals(r == Route.REPLICA || r == Route.FALLBACK, readOnly, r.name());
     }
   }
 
@@ -362,7 +357,11 @@ class OmniumConfigTest {
   void targetServerType() throws SQLException {
     OmniumConfig multi = OmniumConfig.of("jdbc:omnium:postgresql://p1,p2/db?replica=r", null);
     assertEquals("primary", multi.physicalProperties(Route.PRIMARY).getProperty("targetServerType"));
-    assertEquals("primary", multi.physicalProperties(Route.FALLBACK).getProperty("targetServerType"));
+    // The fallback finds the primary itself (PgConnector.primaryAmong): its sessions start
+    // read-only, which pgjdbc's targetServerType=primary takes for a standby.
+    assertNull(multi.physicalProperties(Route.FALLBACK).getProperty("targetServerType"));
+    assertEquals(List.of("jdbc:postgresql://p1:5432/db", "jdbc:postgresql://p2:5432/db"),
+        multi.primaryHostUrls());
     assertEquals("primary", multi.physicalProperties(Route.HEARTBEAT).getProperty("targetServerType"));
     assertNull(multi.physicalProperties(Route.REPLICA).getProperty("targetServerType"));
     assertNull(multi.physicalProperties(Route.WATCHER).getProperty("targetServerType"));

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -34,6 +35,18 @@ final class Switchover {
   long rebuiltAt;
   long freshAt;
   long endedAt;
+  /**
+   * Tests: every wait must succeed. The peer comparison: a workload that never gets there (a
+   * contender whose writes never reach the new primary) is noted and the sequence goes on.
+   */
+  boolean strict = true;
+  /**
+   * Zero: the standby is fresh when the primary goes (reads carry on there). Otherwise its replay
+   * is paused first (so it is stale), and for this long after the primary went no node can serve
+   * a read: then replay resumes and the standby is promoted.
+   */
+  Duration outageWithoutFreshStandby = Duration.ZERO;
+  final List<String> notes = new ArrayList<>();
   /** Most fallback sessions (application_name ending in ":fallback") seen at once, per app. */
   final Map<String, Integer> maxFallbackSessions = new TreeMap<>();
 
@@ -49,18 +62,31 @@ final class Switchover {
   /** Runs the whole sequence with the workloads already started; stops them at the end. */
   void run(List<Workload> workloads, List<String> apps) throws Exception {
     for (Workload w : workloads) {
-      Poll.until(WAIT, w.name() + ": writes and reads on the standby before the switchover",
+      await(w.name() + ": writes and reads on the standby before the switchover",
           () -> count(w, o -> o.write() && o.ok()) > 20
               && count(w, o -> !o.write() && o.ok() && o.inRecovery()) > 20);
     }
+    boolean stale = !outageWithoutFreshStandby.isZero();
+    if (stale) {
+      cluster.pauseReplay(newPrimary);
+      long paused = System.nanoTime();
+      for (Workload w : workloads) {
+        await(w.name() + ": reads on the fallback route (stale standby)",
+            () -> count(w, o -> !o.write() && o.ok() && !o.inRecovery() && o.begin() > paused) > 5);
+      }
+    }
     switchedAt = System.nanoTime();
     cluster.stop(oldPrimary, crash);
+    if (stale) {
+      Thread.sleep(outageWithoutFreshStandby.toMillis()); // no node can serve a read now
+      cluster.resumeReplay(newPrimary);
+    }
     cluster.promote(newPrimary);
     promotedAt = System.nanoTime();
     FallbackSampler sampler = new FallbackSampler(cluster, newPrimary, apps).start();
     try {
       for (Workload w : workloads) {
-        Poll.until(WAIT, w.name() + ": writes on the new primary",
+        await(w.name() + ": writes on the new primary",
             () -> count(w, o -> o.write() && o.ok() && o.begin() > promotedAt) > 5);
       }
       cluster.rebuildAsStandby(oldPrimary, newPrimary);
@@ -74,7 +100,7 @@ final class Switchover {
       });
       freshAt = System.nanoTime();
       for (Workload w : workloads) {
-        Poll.until(WAIT, w.name() + ": reads on the rebuilt standby",
+        await(w.name() + ": reads on the rebuilt standby",
             () -> count(w, o -> !o.write() && o.ok() && o.inRecovery()
                 && o.port() == oldPrimary.port() && o.begin() > freshAt) > 0);
       }
@@ -83,6 +109,18 @@ final class Switchover {
       sampler.stop();
       maxFallbackSessions.putAll(sampler.max);
       endedAt = System.nanoTime();
+    }
+  }
+
+  private void await(String what, Callable<Boolean> condition) throws Exception {
+    if (strict) {
+      Poll.until(WAIT, what, condition);
+      return;
+    }
+    try {
+      Poll.until(Duration.ofSeconds(10), what, condition);
+    } catch (AssertionError e) {
+      notes.add("never within 10 s: " + what);
     }
   }
 
@@ -96,7 +134,7 @@ final class Switchover {
     List<Workload.Op> writes = ops.stream().filter(Workload.Op::write).toList();
     List<Workload.Op> reads = ops.stream().filter(o -> !o.write()).toList();
     Map<String, Object> f = new LinkedHashMap<>();
-    f.put("writeOutageMs", longestGapMs(writes));
+    f.put("writeOutageMs", longestGapMs(writes, endedAt));
     f.put("writesOk", writes.stream().filter(Workload.Op::ok).count());
     f.put("writesFailed", writes.stream().filter(o -> !o.ok()).count());
     f.put("writeFailureStates", states(writes));
@@ -104,6 +142,10 @@ final class Switchover {
     f.put("writesOnStandby", writes.stream().filter(o -> o.ok() && o.inRecovery()).count());
     f.put("readsOk", reads.stream().filter(Workload.Op::ok).count());
     f.put("readsFailed", reads.stream().filter(o -> !o.ok()).count());
+    f.put("readsFailedAtCommit", reads.stream().filter(o -> !o.ok()
+        && o.error().startsWith(Workload.AT_COMMIT)).count());
+    f.put("readsFailedAtCommitAfterPromotion", reads.stream().filter(o -> !o.ok()
+        && o.error().startsWith(Workload.AT_COMMIT) && o.begin() > promotedAt).count());
     f.put("readFailureStates", states(reads));
     f.put("readsOnPrimaryViaReplicaPool", reads.stream().filter(o -> o.ok() && !o.inRecovery()
         && o.applicationName() != null && o.applicationName().endsWith(":replica")).count());
@@ -118,6 +160,7 @@ final class Switchover {
     f.put("readMaxMs", TimeUnit.NANOSECONDS.toMillis(reads.stream()
         .mapToLong(o -> o.end() - o.begin()).max().orElse(0)));
     f.put("promotionMs", TimeUnit.NANOSECONDS.toMillis(promotedAt - switchedAt));
+    f.put("writesBackAfterPromotionMs", firstAfterMs(writes, promotedAt, Workload.Op::ok));
     return f;
   }
 
@@ -138,8 +181,11 @@ final class Switchover {
     return m;
   }
 
-  /** The longest time without a successful write completing, from the first one on. */
-  static long longestGapMs(List<Workload.Op> writes) {
+  /**
+   * The longest time without a successful write completing, from the first one on to {@code end}
+   * (writes that never came back count until then).
+   */
+  static long longestGapMs(List<Workload.Op> writes, long end) {
     long last = -1;
     long gap = 0;
     for (Workload.Op o : writes.stream().filter(Workload.Op::ok)
@@ -147,6 +193,7 @@ final class Switchover {
       if (last >= 0) gap = Math.max(gap, o.end() - last);
       last = o.end();
     }
+    if (last >= 0 && end > last) gap = Math.max(gap, end - last);
     return TimeUnit.NANOSECONDS.toMillis(gap);
   }
 

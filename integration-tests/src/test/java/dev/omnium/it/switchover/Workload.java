@@ -34,6 +34,8 @@ final class Workload {
     }
   }
 
+  /** Prefix of the error of a read-only transaction whose read succeeded and commit failed. */
+  static final String AT_COMMIT = "at commit: ";
   static final String READ_SQL = "SELECT pg_is_in_recovery(), inet_server_port(),"
       + " current_setting('application_name'), (SELECT count(*) FROM sw_probe)";
   static final String WRITE_SQL = "INSERT INTO sw_writes (app) VALUES (?)"
@@ -43,6 +45,7 @@ final class Workload {
   private final List<Op> ops = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private volatile boolean running = true;
+  private int traced;
 
   Workload(String name, Source writes, Source reads, int readers) {
     this.name = name;
@@ -123,7 +126,14 @@ final class Workload {
             boolean rec = rs.getBoolean(1);
             int port = rs.getInt(2);
             String app = rs.getString(3);
-            c.commit();
+            try {
+              c.commit();
+            } catch (SQLException e) {
+              // The result already reached the application: its session died before the commit.
+              add(new Op(false, begin, System.nanoTime(), borrowed - begin, rec, port, app,
+                  e.getSQLState(), AT_COMMIT + e.getSQLState() + " " + e.getMessage()));
+              continue;
+            }
             add(new Op(false, begin, System.nanoTime(), borrowed - begin, rec, port, app, null,
                 null));
           } catch (SQLException e) {
@@ -132,6 +142,10 @@ final class Workload {
           }
         }
       } catch (SQLException e) {
+        if (!write && traced++ < 3) {
+          System.out.println("read failure in " + name + ":");
+          e.printStackTrace(System.out);
+        }
         add(new Op(write, begin, System.nanoTime(), borrowed - begin, false, 0, null,
             e.getSQLState(), e.getSQLState() + " " + e.getMessage()));
       } catch (RuntimeException e) {
