@@ -104,7 +104,7 @@ class SwitchoverComparison {
     Workload w;
     switch (c) {
       case OMNIUM_DRIVER: {
-        HikariDataSource pool = hikari(app, url(cluster, a, b, app), OmniumDriver.class.getName(),
+        HikariDataSource pool = hikari(cluster, app, url(cluster, a, b, app), OmniumDriver.class.getName(),
             new Properties());
         open.add(pool);
         w = new Workload(app, pool::getConnection, pool::getConnection, READERS);
@@ -119,9 +119,9 @@ class SwitchoverComparison {
       case PGJDBC_MULTIHOST: {
         String base = "jdbc:postgresql://" + a.hostPort() + "," + b.hostPort() + "/"
             + cluster.database() + "?hostRecheckSeconds=2&connectTimeout=2&ApplicationName=" + app;
-        HikariDataSource writes = hikari(app + "-w", base + "&targetServerType=primary",
+        HikariDataSource writes = hikari(cluster, app + "-w", base + "&targetServerType=primary",
             "org.postgresql.Driver", new Properties());
-        HikariDataSource reads = hikari(app + "-r", base + "&targetServerType=preferSecondary",
+        HikariDataSource reads = hikari(cluster, app + "-r", base + "&targetServerType=preferSecondary",
             "org.postgresql.Driver", new Properties());
         open.add(writes);
         open.add(reads);
@@ -137,7 +137,7 @@ class SwitchoverComparison {
         // Role verification only knows RDS/Aurora; the plugin's documentation says to turn it off.
         p.setProperty("verifyNewSrwConnections", "false");
         p.setProperty("ApplicationName", app);
-        HikariDataSource pool = hikari(app, "jdbc:aws-wrapper:postgresql://" + a.hostPort() + "/"
+        HikariDataSource pool = hikari(cluster, app, "jdbc:aws-wrapper:postgresql://" + a.hostPort() + "/"
             + cluster.database(), "software.amazon.jdbc.Driver", p);
         open.add(pool);
         w = new Workload(app, pool::getConnection, pool::getConnection, READERS);
@@ -167,8 +167,11 @@ class SwitchoverComparison {
     return f;
   }
 
-  private static HikariDataSource hikari(String name, String url, String driver, Properties p) {
+  private static HikariDataSource hikari(PgCluster cluster, String name, String url, String driver,
+                                         Properties p) {
     HikariConfig hc = new HikariConfig();
+    hc.setUsername(cluster.user());
+    if (cluster.password() != null) hc.setPassword(cluster.password());
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
     hc.setDriverClassName(driver);
