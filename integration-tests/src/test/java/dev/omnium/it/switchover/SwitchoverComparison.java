@@ -56,8 +56,8 @@ class SwitchoverComparison {
           st.execute("INSERT INTO sw_probe VALUES (1)");
         }
         cluster.awaitCaughtUp(b);
-        // The heartbeat for every contender: omnium writes it itself (heartbeatWriter=true); for the
-        // peers a separate omnium router writes it, so "fresh" means the same thing for all.
+        // The heartbeat for every contender: omnium writes it itself (heartbeatWriter=true); for
+        // the peers a separate omnium router writes it, so "fresh" means the same for all.
         try (OmniumDataSource beat = c.name().startsWith("OMNIUM") ? null
             : new OmniumDataSource(url(cluster, a, b, "beat") + "&replicaPoolSize=1")) {
           if (beat != null) beat.metrics();
@@ -104,14 +104,15 @@ class SwitchoverComparison {
     Workload w;
     switch (c) {
       case OMNIUM_DRIVER: {
-        HikariDataSource pool = hikari(cluster, app, url(cluster, a, b, app), OmniumDriver.class.getName(),
-            new Properties());
+        HikariDataSource pool = hikari(cluster, app, url(cluster, a, b, app),
+            OmniumDriver.class.getName(), new Properties());
         open.add(pool);
         w = new Workload(app, pool::getConnection, pool::getConnection, READERS);
         break;
       }
       case OMNIUM_DATASOURCE: {
-        OmniumDataSource ds = new OmniumDataSource(url(cluster, a, b, app) + "&primaryPoolSize=" + POOL);
+        OmniumDataSource ds =
+            new OmniumDataSource(url(cluster, a, b, app) + "&primaryPoolSize=" + POOL);
         open.add(ds);
         w = new Workload(app, ds::getConnection, ds::getConnection, READERS);
         break;
@@ -121,7 +122,8 @@ class SwitchoverComparison {
             + cluster.database() + "?hostRecheckSeconds=2&connectTimeout=2&ApplicationName=" + app;
         HikariDataSource writes = hikari(cluster, app + "-w", base + "&targetServerType=primary",
             "org.postgresql.Driver", new Properties());
-        HikariDataSource reads = hikari(cluster, app + "-r", base + "&targetServerType=preferSecondary",
+        HikariDataSource reads = hikari(cluster, app + "-r",
+            base + "&targetServerType=preferSecondary",
             "org.postgresql.Driver", new Properties());
         open.add(writes);
         open.add(reads);
@@ -137,7 +139,8 @@ class SwitchoverComparison {
         // Role verification only knows RDS/Aurora; the plugin's documentation says to turn it off.
         p.setProperty("verifyNewSrwConnections", "false");
         p.setProperty("ApplicationName", app);
-        HikariDataSource pool = hikari(cluster, app, "jdbc:aws-wrapper:postgresql://" + a.hostPort() + "/"
+        HikariDataSource pool = hikari(cluster, app,
+            "jdbc:aws-wrapper:postgresql://" + a.hostPort() + "/"
             + cluster.database(), "software.amazon.jdbc.Driver", p);
         open.add(pool);
         w = new Workload(app, pool::getConnection, pool::getConnection, READERS);
@@ -159,7 +162,8 @@ class SwitchoverComparison {
     Map<String, Object> f = s.figures(w);
     f.put("notes", s.notes);
     f.put("failureSamples", Switchover.samples(w.ops()));
-    System.out.println("FIGURES switchover-peers " + c + " " + (crash ? "crash" : "planned") + ": " + f);
+    System.out.println("FIGURES switchover-peers " + c + " " + (crash ? "crash" : "planned")
+        + ": " + f);
     if (c.name().startsWith("OMNIUM") && ((Long) f.get("readsFailed") != 0
         || (Long) f.get("writes25006") != 0 || (Long) f.get("writesOnStandby") != 0)) {
       omniumFailures.add(new String[] {c + " " + (crash ? "crash" : "planned"), f.toString()});

@@ -156,8 +156,9 @@ class SwitchoverIT {
         Map<String, Object> f = s.figures(w);
         f.put("mode", w == driver ? "driver+HikariCP" : "DataSource");
         f.put("maxFallbackSessions", s.maxFallbackSessions.get(w.name()));
-        RouterMXBean bean = w == driver ? JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
-            new ObjectName("dev.omnium:type=Router,name=" + driverApp), RouterMXBean.class)
+        RouterMXBean bean = w == driver
+            ? JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
+                new ObjectName("dev.omnium:type=Router,name=" + driverApp), RouterMXBean.class)
             : ds.metrics();
         f.put("replicaAcquireFailures", bean.getReplicaAcquireFailures());
         f.put("fallbackRoutes", bean.getFallbackRoutes());
@@ -212,8 +213,8 @@ class SwitchoverIT {
       long promoted = lines.stream().filter(l -> l.contains(" INFO ")
           && l.contains(to.hostPort() + " is the primary now")).count();
       assertEquals(2, promoted, "one INFO line per router for " + to + "'s promotion: " + lines);
-      assertTrue(lines.stream().noneMatch(l -> l.contains(" ERROR ") && l.contains("NOT a replica")),
-          lines.toString());
+      assertTrue(lines.stream().noneMatch(l -> l.contains(" ERROR ")
+          && l.contains("NOT a replica")), lines.toString());
     } finally {
       OmniumDriver.shutdown(); // driver-mode routers of this scenario
     }

@@ -121,7 +121,8 @@ final class Workload {
           // What Spring's @Transactional(readOnly = true) does on a pooled connection.
           c.setReadOnly(true);
           c.setAutoCommit(false);
-          try (PreparedStatement ps = c.prepareStatement(READ_SQL); ResultSet rs = ps.executeQuery()) {
+          try (PreparedStatement ps = c.prepareStatement(READ_SQL);
+               ResultSet rs = ps.executeQuery()) {
             rs.next();
             boolean rec = rs.getBoolean(1);
             int port = rs.getInt(2);
