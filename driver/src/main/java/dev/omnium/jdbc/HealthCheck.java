@@ -218,8 +218,11 @@ final class HealthCheck {
     p.setProperty("socketTimeout", Integer.toString(SOCKET_TIMEOUT_SECONDS));
     // Appended last, so they win over the route's own settings: a probe never writes or waits long.
     p.setProperty("options", (p.getProperty("options", "") + " -c statement_timeout="
-        + STATEMENT_TIMEOUT_MILLIS + " -c lock_timeout=" + LOCK_TIMEOUT_MILLIS
-        + " -c default_transaction_read_only=on").trim());
+        + STATEMENT_TIMEOUT_MILLIS + " -c lock_timeout=" + LOCK_TIMEOUT_MILLIS).trim());
+    // Read-only after pgjdbc's targetServerType check, not in the startup packet: a primary
+    // whose session starts read-only would look like a standby to it (multi-host primary lists).
+    p.setProperty("readOnly", "true");
+    p.setProperty("readOnlyMode", "always");
     return p;
   }
 
@@ -351,6 +354,10 @@ final class HealthCheck {
         String w = where(r);
         if (!r.reachable) {
           add(Severity.DEGRADED, w, "replica unreachable: " + r.error);
+        } else if (!r.isStandby() && listedAsPrimary(r)) {
+          // Every node in both lists (Patroni-style): roles are discovered, this one is expected.
+          add(Severity.NOTE, w, "is the primary now (not in recovery; also in the primary list):"
+              + " no read is routed to it through a replica pool");
         } else if (!r.isStandby()) {
           add(Severity.DEGRADED, w, "not in recovery: this configured replica is a primary,"
               + " not a replica; no read is routed to it");
@@ -436,6 +443,13 @@ final class HealthCheck {
           + (degraded ? ", more than half of maxAge " + duration(cfg.maxAge()) : "")
           + "; lag is measured without server clocks, but its timestamps (now(), beat_at, logs)"
           + " disagree with the other servers'");
+    }
+
+    private boolean listedAsPrimary(HealthServer r) {
+      for (HostSpec h : cfg.primaryHosts()) {
+        if (h.toString().equals(r.endpoint)) return true;
+      }
+      return false;
     }
 
     /** Heavy queries on the freshest replica, else on the primary; never on a stale replica. */

@@ -69,6 +69,11 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private boolean writerHere;
   private long quietUntilNanos;
   private boolean quiet;
+  /** Role changes seen by the probe or reported by a session (RoleSignal): see onRoleChange. */
+  private Runnable onPromoted;
+  private Runnable onStandby;
+  /** When a session last reported the server as a primary; older probes are not recorded. */
+  private volatile long promotedNoticedNanos;
 
   LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval,
       String threadName) {
@@ -117,10 +122,29 @@ final class LagWatcher implements Runnable, AutoCloseable {
     this.writerHere = writer;
   }
 
+  /**
+   * Set before {@link #start()}: run on the thread that noticed it when the server turns out to be
+   * a primary (not in recovery), and when it is a standby again (or for the first time).
+   */
+  void onRoleChange(Runnable promoted, Runnable standby) {
+    this.onPromoted = promoted;
+    this.onStandby = standby;
+  }
+
   void start() {
     quietUntilNanos = System.nanoTime()
         + Math.max(10 * intervalNanos, TimeUnit.SECONDS.toNanos(10));
     thread.start();
+  }
+
+  /**
+   * A session of this server reported {@code in_hot_standby=off} (PostgreSQL 14+, no round trip):
+   * it was promoted. Reads stop routing to it now, not at the next probe.
+   */
+  void noticePromoted() {
+    promotedNoticedNanos = System.nanoTime();
+    beatNanos = UNKNOWN;
+    moveTo(State.NOT_IN_RECOVERY, "a session reported in_hot_standby=off: it was promoted");
   }
 
   /** Hot path: two volatile reads, no allocation. */
@@ -228,6 +252,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
           return;
         }
         replayLsn = lsn == null ? 0 : Lsn.parse(lsn);
+        if (promotedNoticedNanos - sent > 0) return; // sent before a session saw the promotion
         if (noBeat) {
           beatNanos = UNKNOWN;
           moveTo(State.NO_HEARTBEAT_ROW, "beat_at is null in " + table);
@@ -294,16 +319,21 @@ final class LagWatcher implements Runnable, AutoCloseable {
     }
   }
 
-  private void moveTo(State next, String detail) {
+  // synchronized: the watcher thread and a session reporting a promotion may both move it
+  private synchronized void moveTo(State next, String detail) {
     State prev = state;
     lastError = detail;
     if (prev == next) return;
     state = next;
     boolean wasQuiet = quiet;
     quiet = false;
+    boolean wasPrimary = prev == State.NOT_IN_RECOVERY;
     switch (next) {
       case OK:
-        if (prev == State.STARTING) {
+        if (wasPrimary) {
+          log.info("omnium: {} is a standby again (in recovery) and its heartbeat is readable;"
+              + " reads may route to it", name);
+        } else if (prev == State.STARTING) {
           log.info("omnium: replica {} heartbeat readable; reads may route to it", name);
         } else {
           log.info("omnium: replica {} heartbeat readable again (was {}); reads may route to it",
@@ -323,7 +353,9 @@ final class LagWatcher implements Runnable, AutoCloseable {
             + " recovers.", name, next, detail);
         break;
       case NOT_IN_RECOVERY:
-        log.error("omnium: configured replica {} is NOT a replica: {}. No reads are routed to it.",
+        // Every node may be listed as a replica (Patroni-style): the primary is an expected role.
+        log.info("omnium: {} is the primary now ({}): no read is routed to it through its replica"
+            + " pool, which is emptied; reads that need the primary take the fallback route",
             name, detail);
         break;
       default:
@@ -331,7 +363,17 @@ final class LagWatcher implements Runnable, AutoCloseable {
             + " it recovers.",
             name, next, detail);
     }
+    // Only these states say what the server is: a missing row or a bad table do not.
+    boolean primaryNow = next == State.NOT_IN_RECOVERY;
+    if (!primaryNow && next != State.OK && next != State.NO_HEARTBEAT_TABLE) return;
+    if (standby != null && standby != primaryNow) return; // same role as before
+    standby = !primaryNow;
+    Runnable action = primaryNow ? onPromoted : onStandby;
+    if (action != null) action.run();
   }
+
+  /** Null until the first answer: the server's role as last seen. */
+  private Boolean standby;
 
   private void closeConnection() {
     Connection c = connection;

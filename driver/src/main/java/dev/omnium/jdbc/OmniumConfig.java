@@ -6,6 +6,7 @@ import java.sql.DriverPropertyInfo;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -251,6 +252,13 @@ final class OmniumConfig {
     return pgjdbcUrl(primaryHosts);
   }
 
+  /** One single-host pgjdbc URL per host of the primary list, in order. */
+  List<String> primaryHostUrls() {
+    List<String> urls = new ArrayList<>();
+    for (HostSpec h : primaryHosts) urls.add(pgjdbcUrl(List.of(h)));
+    return urls;
+  }
+
   /** {@code jdbc:postgresql://h:p/db} for one replica. */
   String replicaUrl(HostSpec replica) {
     return pgjdbcUrl(List.of(replica));
@@ -310,6 +318,11 @@ final class OmniumConfig {
         p.setProperty(PASSWORD, replicaPassword);
       }
       // A user's targetServerType=primary (meant for the primary list) would refuse a standby.
+      p.remove(TARGET_SERVER_TYPE);
+    } else if (route == Route.FALLBACK) {
+      // Its sessions start read-only, so pgjdbc's targetServerType=primary ("show
+      // transaction_read_only") would take the primary for a standby: PgConnector.primaryAmong
+      // tries each host itself and reads the role from in_hot_standby instead.
       p.remove(TARGET_SERVER_TYPE);
     } else if (primaryHosts.size() > 1 && !passThrough.containsKey(TARGET_SERVER_TYPE)) {
       // Every primary-side route (also fallback reads and the heartbeat writer) must land

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.Map;
+import java.util.List;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -32,11 +33,37 @@ final class PgConnector implements DataSource {
   /** Replaced whole (never mutated) when the credentials rotate: a connect reads it once. */
   private volatile Properties props;
   private final String description;
+  /** Replica pools: refuse a session whose server says it is a primary (RoleSignal). */
+  private final boolean standbyOnly;
+  /**
+   * Fallback route: one single-host URL per listed primary host, tried in turn (the last primary
+   * first) until one is a primary; null for a plain connector. Its sessions start read-only, which
+   * pgjdbc's targetServerType=primary would take for a standby.
+   */
+  private final String[] primaryCandidates;
+  private volatile int lastPrimary;
   private volatile int loginTimeoutSeconds;
   /** Set when the router closes: nothing waits for a connect in flight, nothing new is kept. */
   private volatile boolean closing;
 
   PgConnector(String url, Properties props, String description) {
+    this(url, props, description, false);
+  }
+
+  PgConnector(String url, Properties props, String description, boolean standbyOnly) {
+    this(url, props, description, standbyOnly, null);
+  }
+
+  /** The primary among {@code hostUrls}, whatever its sessions' default_transaction_read_only. */
+  static PgConnector primaryAmong(List<String> hostUrls, Properties props, String description) {
+    return new PgConnector(hostUrls.get(0), props, description, false,
+        hostUrls.toArray(new String[0]));
+  }
+
+  private PgConnector(String url, Properties props, String description, boolean standbyOnly,
+                      String[] primaryCandidates) {
+    this.standbyOnly = standbyOnly;
+    this.primaryCandidates = primaryCandidates;
     this.url = url;
     Properties marked = new Properties();
     for (String key : props.stringPropertyNames()) marked.setProperty(key, props.getProperty(key));
@@ -69,6 +96,7 @@ final class PgConnector implements DataSource {
       p.putAll(props);
       p.setProperty("loginTimeout", Integer.toString(login));
     }
+    if (primaryCandidates != null) return connectPrimary(p);
     Connection c = PG.connect(url, p);
     if (c == null) {
       throw new SQLException("omnium: pgjdbc refused the URL for " + description, "08001");
@@ -77,6 +105,11 @@ final class PgConnector implements DataSource {
       // A pool's connect that was in flight when it shut down: its pool would drop it unclosed.
       c.close();
       throw new SQLException("omnium: " + description + " is closed", "08003");
+    }
+    if (standbyOnly && RoleSignal.reportsPrimary(c)) {
+      c.close();
+      throw new SQLException("omnium: " + description + " is a primary now (in_hot_standby=off),"
+          + " not a standby: no replica session is opened on it", "08001");
     }
     return c;
   }
@@ -88,6 +121,40 @@ final class PgConnector implements DataSource {
    */
   void closing() {
     closing = true;
+  }
+
+  private Connection connectPrimary(Properties p) throws SQLException {
+    String[] urls = primaryCandidates;
+    int start = lastPrimary;
+    StringBuilder why = new StringBuilder();
+    SQLException first = null;
+    for (int k = 0; k < urls.length; k++) {
+      int i = (start + k) % urls.length;
+      Connection c;
+      try {
+        c = PG.connect(urls[i], p);
+      } catch (SQLException e) {
+        if (first == null) first = e;
+        why.append(why.length() == 0 ? "" : "; ").append(host(urls[i])).append(": ")
+            .append(e.getMessage());
+        continue;
+      }
+      if (c != null && RoleSignal.isPrimary(c)) {
+        lastPrimary = i;
+        return c;
+      }
+      if (c != null) c.close();
+      why.append(why.length() == 0 ? "" : "; ").append(host(urls[i])).append(": a standby");
+    }
+    throw new SQLException("omnium: no primary among the hosts of " + description + " (" + why
+        + ")", first == null ? "08001" : first.getSQLState(), first);
+  }
+
+  /** {@code host:port} of a single-host pgjdbc URL, for messages (no credentials in it). */
+  private static String host(String url) {
+    int start = url.indexOf("//") + 2;
+    int end = url.indexOf('/', start);
+    return end < 0 ? url.substring(start) : url.substring(start, end);
   }
 
   @Override public Connection getConnection() throws SQLException { return connect(); }

@@ -21,6 +21,9 @@ abstract class PrimarySource implements AutoCloseable {
   @Override
   public abstract void close();
 
+  /** A new primary is known: an internal pool stops sleeping off the old one's refusals. */
+  void wake() { }
+
   static PrimarySource direct(PgConnector connector) {
     return new PrimarySource() {
       @Override Connection open() throws SQLException { return connector.connect(); }
@@ -45,6 +48,7 @@ abstract class PrimarySource implements AutoCloseable {
       @Override void release(Connection c, boolean dead) { Pools.release(pool, c, dead); }
 
       @Override boolean isPooled() { return true; }
+      @Override void wake() { PoolWakeUp.wake(pool); }
 
       @Override public void close() { pool.close(); }
     };

@@ -132,11 +132,15 @@ final class ReadBindings {
       throws SQLException {
     Binding b = current;
     Connection c = b == null ? null : b.connection();
-    if (c == null || b.route() != Route.REPLICA || b.statements != 1 || b.retried
-        || !SqlStates.retryableOnReplica(e)) {
+    // A fallback session lost at the first statement (the primary crashed or was switched over)
+    // is retried the same way: the read waits for the fallback once more, at most poolTimeout,
+    // and reaches the new primary.
+    boolean lostFallback = b != null && b.route() == Route.FALLBACK && SqlStates.connectionDead(e);
+    if (c == null || (b.route() != Route.REPLICA && !lostFallback) || b.statements != 1
+        || b.retried || !SqlStates.retryableOnReplica(e)) {
       return null;
     }
-    String replica = b.endpoint().name;
+    String replica = lostFallback ? "primary (fallback)" : b.endpoint().name;
     leave(statements, SqlStates.connectionDead(e) || closedQuietly(c));
     Connection f;
     try {

@@ -1,6 +1,7 @@
 package dev.omnium.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Set;
@@ -18,6 +19,8 @@ final class ReplicaEndpoint {
   final String name;
   final LagWatcher watcher;
   final HikariDataSource pool;
+  /** The pool's size while the server is a standby; 0 idle sessions kept while it is a primary. */
+  private final int size;
   private final AtomicInteger inUse = new AtomicInteger();
   /**
    * Lent connections, so a black-holed replica's in-flight reads can be cut loose
@@ -25,18 +28,55 @@ final class ReplicaEndpoint {
    */
   private final Set<Connection> lent = ConcurrentHashMap.newKeySet();
 
-  ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool) {
+  /**
+   * @param pool created with no idle minimum: it fills only once the watcher saw a standby, so a
+   *     listed node that is the primary gets no replica sessions
+   * @param size the number of idle sessions kept while the server is a standby
+   */
+  ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size) {
+    this(name, watcher, pool, size, null);
+  }
+
+  /** @param onPromoted also run when the server turns out to be a primary (the router's part) */
+  ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size,
+                  Runnable onPromoted) {
     this.name = name;
     this.watcher = watcher;
     this.pool = pool;
+    this.size = size;
+    watcher.onRoleChange(() -> {
+      emptyPool();
+      if (onPromoted != null) onPromoted.run();
+    }, this::fillPool);
+  }
+
+  /** The server is a primary: keep no replica session open on it (they are closed on return). */
+  private void emptyPool() {
+    pool.setMinimumIdle(0);
+    HikariPoolMXBean bean = pool.getHikariPoolMXBean();
+    if (bean != null) bean.softEvictConnections();
+  }
+
+  /** The server is a standby: keep the usual idle sessions (HikariCP refills them). */
+  private void fillPool() {
+    pool.setMinimumIdle(size);
   }
 
   int inUse() {
     return inUse.get();
   }
 
+  /**
+   * A connection of this replica, or null when its session reports the server as a primary
+   * (in_hot_standby=off, PostgreSQL 14+): a read never runs on a primary through this pool.
+   */
   Connection borrow() throws SQLException {
     Connection c = pool.getConnection();
+    if (RoleSignal.reportsPrimary(c)) {
+      Pools.release(pool, c, true);
+      watcher.noticePromoted();
+      return null;
+    }
     inUse.incrementAndGet();
     lent.add(c);
     return c;
@@ -66,6 +106,9 @@ final class ReplicaEndpoint {
   void release(Connection c, boolean dead) {
     inUse.decrementAndGet();
     lent.remove(c);
-    Pools.release(pool, c, dead);
+    // The server reports a promotion with the first answer after it: notice it now.
+    boolean promoted = !dead && RoleSignal.reportsPrimary(c);
+    Pools.release(pool, c, dead || promoted);
+    if (promoted) watcher.noticePromoted();
   }
 }

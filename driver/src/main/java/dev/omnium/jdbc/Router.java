@@ -74,7 +74,9 @@ final class Router implements AutoCloseable, RouterMXBean {
         : PrimarySource.direct(primaryConnector);
 
     this.fallback = Pools.create(app + "-fallback-" + id,
-        connector(Route.FALLBACK, config.primaryUrl(), app + " fallback"),
+        credentials.track(Route.FALLBACK, PgConnector.primaryAmong(config.primaryHostUrls(),
+            ClientTimeouts.apply(config, Route.FALLBACK, config.physicalProperties(Route.FALLBACK)),
+            app + " fallback")),
         config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
     this.fallbackBudget = FallbackBudget.join(config);
 
@@ -85,18 +87,21 @@ final class Router implements AutoCloseable, RouterMXBean {
       HostSpec h = hosts.get(i);
       String name = h.toString();
       String url = config.replicaUrl(h);
-      PgConnector pooled = connector(Route.REPLICA, url, app + " replica " + name);
+      PgConnector pooled = credentials.track(Route.REPLICA, new PgConnector(url,
+          ClientTimeouts.apply(config, Route.REPLICA, config.physicalProperties(Route.REPLICA)),
+          app + " replica " + name, true));
       PgConnector watching = connector(Route.WATCHER, url, app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
           config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
+      // No idle minimum until the watcher saw a standby there (ReplicaEndpoint).
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id,
           new ReplicaSessions(pooled, watcher),
-          config.replicaPoolSize(), config.replicaPoolSize(), config.replicaAcquireTimeout(),
-          config.maxLifetime());
+          config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime());
       watcher.expectWriter(config.heartbeatWriter());
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
           listeners));
-      replicas[i] = new ReplicaEndpoint(name, watcher, pool);
+      replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize(),
+          this::primaryFound);
       watcher.onTimeout(replicas[i]::abortLent);
     }
     if (walSampler != null) walSampler.start();
@@ -197,6 +202,17 @@ final class Router implements AutoCloseable, RouterMXBean {
     return best;
   }
 
+  /**
+   * A listed node was seen to be a primary (a promotion, or the primary at start): the fallback
+   * pool's connection adder may be sleeping off the old primary's refusals; wake it.
+   */
+  private void primaryFound() {
+    HikariDataSource f = fallback;
+    if (f != null) PoolWakeUp.wake(f);
+    PrimarySource p = primary;
+    if (p != null) p.wake();
+  }
+
   Connection borrowFallback() throws SQLException {
     takeFallbackPermit();
     boolean lent = false;
@@ -248,6 +264,13 @@ final class Router implements AutoCloseable, RouterMXBean {
   void releaseFallback(Connection c, boolean dead) {
     try {
       Pools.release(fallback, c, dead);
+      if (dead) {
+        // A primary's sessions die together (a crash, a switchover): evict the idle ones now, so a
+        // retry or the next read does not draw another dead one (HikariCP skips its liveness check
+        // for a connection used within the last 500 ms).
+        HikariPoolMXBean bean = fallback.getHikariPoolMXBean();
+        if (bean != null) bean.softEvictConnections();
+      }
     } finally {
       fallbackBudget.release(c);
     }

@@ -369,8 +369,11 @@ class OmniumConfigTest {
     OmniumConfig multi = OmniumConfig.of("jdbc:omnium:postgresql://p1,p2/db?replica=r", null);
     assertEquals("primary",
         multi.physicalProperties(Route.PRIMARY).getProperty("targetServerType"));
-    assertEquals("primary",
-        multi.physicalProperties(Route.FALLBACK).getProperty("targetServerType"));
+    // The fallback finds the primary itself (PgConnector.primaryAmong): its sessions start
+    // read-only, which pgjdbc's targetServerType=primary takes for a standby.
+    assertNull(multi.physicalProperties(Route.FALLBACK).getProperty("targetServerType"));
+    assertEquals(List.of("jdbc:postgresql://p1:5432/db", "jdbc:postgresql://p2:5432/db"),
+        multi.primaryHostUrls());
     assertEquals("primary",
         multi.physicalProperties(Route.HEARTBEAT).getProperty("targetServerType"));
     assertNull(multi.physicalProperties(Route.REPLICA).getProperty("targetServerType"));

@@ -59,7 +59,7 @@ class ReadBindingsTest {
     LagWatcher watcher = new LagWatcher("r1", null, "replica_heartbeat", Duration.ofMillis(200),
         "omnium-lag-unit-unstarted");
     watcher.record(System.nanoTime(), 0.010);
-    replica = new ReplicaEndpoint("r1", watcher, replicaPool.pool);
+    replica = new ReplicaEndpoint("r1", watcher, replicaPool.pool, 8);
     statements = new ArrayList<>();
     reads = new ReadBindings(router, router.primary());
   }

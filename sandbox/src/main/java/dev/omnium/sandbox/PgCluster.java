@@ -511,6 +511,95 @@ public final class PgCluster implements AutoCloseable {
     }
   }
 
+  // ---------------------------------------------------------------- roles: switchover, failover
+
+  /**
+   * Promotes a standby ({@code pg_promote}) and waits until it accepts writes. The node keeps its
+   * name: {@link #primary()} still names the node created as the primary, whatever its role now.
+   * For a planned switchover, stop the primary first ({@link #stop(PgNode, boolean)} with
+   * {@code immediate=false}); for a crash failover, with {@code immediate=true}.
+   *
+   * @param standby a node of this cluster that is in recovery
+   * @throws PgSandboxException when it is not a standby or does not leave recovery within 60 s
+   */
+  public void promote(PgNode standby) {
+    synchronized (controlLock) {
+      checkOpen();
+      serverOf(standby);
+      if (!isInRecovery(standby)) {
+        throw new PgSandboxException(standby + " is not in recovery: nothing to promote");
+      }
+      // wait => true: returns once the promotion is done (or after 60 s with false)
+      String done = query(standby, "SELECT pg_promote(true, 60)");
+      if (!"t".equals(done)) {
+        throw new PgSandboxException(standby + " was not promoted within 60 s");
+      }
+    }
+    Poll.until(START_TIMEOUT, standby + " to accept writes", () -> !isInRecovery(standby));
+  }
+
+  /**
+   * Rebuilds a node as a standby of {@code upstream}: stops it if it runs, replaces its data
+   * directory with a base backup of the running {@code upstream} (what {@code pg_basebackup -R}
+   * does, see BaseBackup), starts it on its own port and waits until it streams from
+   * {@code upstream}. This is how an old primary rejoins after a switchover or failover.
+   *
+   * @param node a node of this cluster (typically the old primary)
+   * @param upstream the running primary it follows from now on
+   */
+  public void rebuildAsStandby(PgNode node, PgNode upstream) {
+    if (node == upstream) {
+      throw new IllegalArgumentException(node + " cannot follow itself");
+    }
+    synchronized (controlLock) {
+      checkOpen();
+      PgServer s = serverOf(node);
+      PgServer from = serverOf(upstream);
+      s.stop(false);
+      try {
+        FileTrees.delete(s.dataDir());
+      } catch (IOException e) {
+        throw new PgSandboxException("cannot remove the data directory of " + node + ": " + e, e);
+      }
+      try (Connection c = control(upstream)) {
+        BaseBackup.take(c, from.dataDir(), s.dataDir(), user);
+      } catch (SQLException e) {
+        throw new PgSandboxException(upstream + ": cannot connect for a base backup: "
+            + e.getMessage(), e);
+      }
+      writeNodeConfig(s, upstream.port());
+      user.writeFile(s.dataDir().resolve("standby.signal"), "");
+      s.start();
+    }
+    awaitAccepting(node);
+    awaitStreamingFrom(node, upstream, START_TIMEOUT);
+  }
+
+  /**
+   * Waits until a standby streams from {@code upstream} (its {@code pg_stat_replication}).
+   *
+   * @param standby a node of this cluster that is in recovery
+   * @param upstream the node it streams from
+   * @param timeout how long to wait
+   * @throws PgSandboxException on timeout
+   */
+  public void awaitStreamingFrom(PgNode standby, PgNode upstream, Duration timeout) {
+    String name = serverOf(standby).node().name();
+    Poll.until(timeout, name + " to stream from " + upstream, () -> "1".equals(query(upstream,
+        "SELECT 1 FROM pg_stat_replication WHERE application_name = '" + name
+            + "' AND state = 'streaming'")));
+  }
+
+  /**
+   * Asks the node itself.
+   *
+   * @param node a running node of this cluster
+   * @return whether it is in recovery (a standby) now
+   */
+  public boolean isInRecovery(PgNode node) {
+    return "t".equals(query(node, "SELECT pg_is_in_recovery()"));
+  }
+
   private void awaitAccepting(PgNode node) {
     Poll.until(START_TIMEOUT, node + " to accept connections", () -> "1".equals(query(node,
         "SELECT 1")));

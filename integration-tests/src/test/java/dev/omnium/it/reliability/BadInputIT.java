@@ -297,7 +297,8 @@ class BadInputIT {
 
   @Test
   void aReplicaThatIsReallyThePrimary() throws Exception {
-    replicaProblem("risprimary", "replica=" + cluster.primary().hostPort(), "NOT a replica");
+    // Roles are discovered: a listed replica that is the primary is an expected role, one INFO line.
+    replicaProblem("risprimary", "replica=" + cluster.primary().hostPort(), "is the primary now", " INFO ");
   }
 
   /**
@@ -306,6 +307,12 @@ class BadInputIT {
    * about it, at WARN or ERROR, naming {@code lineMustContain}.
    */
   private void replicaProblem(String app, String replicaParams, String lineMustContain) throws Exception {
+    replicaProblem(app, replicaParams, lineMustContain, null);
+  }
+
+  /** @param level the one line's level, e.g. {@code " INFO "}; null: WARN or ERROR */
+  private void replicaProblem(String app, String replicaParams, String lineMustContain, String level)
+      throws Exception {
     int mark = LogCapture.mark();
     String url = base(app) + "&" + replicaParams + "&heartbeatInterval=100ms&maxAge=1s&replicaAcquireTimeout=500ms"
         + "&connectTimeout=2";
@@ -334,7 +341,11 @@ class BadInputIT {
     assertEquals(1, lines.size(), "expected exactly one log line naming '" + lineMustContain + "' in " + OBSERVE
         + " (~" + OBSERVE.toMillis() / 100 + " probes), got:\n" + String.join("\n", lines));
     String line = lines.get(0);
-    assertTrue(line.contains(" WARN ") || line.contains(" ERROR "), "not a warning or error: " + line);
+    if (level != null) {
+      assertTrue(line.contains(level), "not at" + level + "level: " + line);
+    } else {
+      assertTrue(line.contains(" WARN ") || line.contains(" ERROR "), "not a warning or error: " + line);
+    }
     assertTrue(line.contains("omnium"), "not the driver's line: " + line);
     Leaks.assertQuiescent(cluster, app);
     OmniumDriver.shutdown();
