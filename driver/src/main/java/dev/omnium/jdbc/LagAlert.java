@@ -41,7 +41,6 @@ final class LagAlert {
       }
       long over = nowNanos - overSinceNanos;
       if (!firing && over >= afterNanos) {
-        firing = true;
         Duration lag = lagNanos == Long.MAX_VALUE ? null : Duration.ofNanos(lagNanos);
         log.error("omnium: LAG ALERT replica {}: effective lag {} has been over {} ms for {} ms",
             replica, lag == null ? "unknown" : lag.toMillis() + " ms", thresholdNanos / 1_000_000,
@@ -53,11 +52,12 @@ final class LagAlert {
             log.warn("omnium: lag alert listener {} failed: {}", l, e.toString());
           }
         }
+        // set after the listeners ran: whoever sees the flag also sees what they did
+        firing = true;
       }
     } else {
       overSeen = false;
       if (firing) {
-        firing = false;
         log.info("omnium: lag alert cleared for replica {}: effective lag {} ms", replica,
             lagNanos / 1_000_000);
         for (LagAlertListener l : listeners) {
@@ -67,6 +67,7 @@ final class LagAlert {
             log.warn("omnium: lag alert listener {} failed: {}", l, e.toString());
           }
         }
+        firing = false;
       }
     }
   }
