@@ -140,7 +140,7 @@ final class ReadBindings {
         || b.retried || !SqlStates.retryableOnReplica(e)) {
       return null;
     }
-    String replica = lostFallback ? "primary (fallback)" : b.endpoint().name;
+    String failed = lostFallback ? "the fallback session" : "replica " + b.endpoint().name;
     leave(statements, SqlStates.connectionDead(e) || closedQuietly(c));
     Connection f;
     try {
@@ -149,7 +149,7 @@ final class ReadBindings {
       // The replica was fresh: the retry found the fallback pool full or the primary unreachable.
       // The caller gets the replica's error (readWithRetry recognises a 40001), the pool's as
       // the suppressed exception.
-      SQLException kept = new SQLException("omnium: replica " + replica + " failed the statement"
+      SQLException kept = new SQLException("omnium: " + failed + " failed the statement"
           + " (SQLState " + e.getSQLState() + ": " + e.getMessage() + ") and the transparent"
           + " retry got no fallback connection within poolTimeout ("
           + router.config.poolTimeout().toMillis() + " ms, fallbackPoolSize "
