@@ -72,7 +72,8 @@ final class ReplicaEndpoint {
    */
   Connection borrow() throws SQLException {
     Connection c = pool.getConnection();
-    if (RoleSignal.reportsPrimary(c)) {
+    // Also when another session reported the promotion since this replica was picked.
+    if (watcher.state() == LagWatcher.State.NOT_IN_RECOVERY || RoleSignal.reportsPrimary(c)) {
       Pools.release(pool, c, true);
       watcher.noticePromoted();
       return null;
@@ -80,6 +81,17 @@ final class ReplicaEndpoint {
     inUse.incrementAndGet();
     lent.add(c);
     return c;
+  }
+
+  /**
+   * An answer came back on a lent session. PostgreSQL tells a session of a promotion only with the
+   * answer to its next command (ReportChangedGUCOptions runs just before ReadyForQuery; an idle
+   * session hears nothing): the first such answer on any session of this pool stops every later
+   * borrow at once, instead of when that read ends. Hot path: one look-up in pgjdbc's map of
+   * reported parameters, no round trip.
+   */
+  void answered(Connection c) {
+    if (RoleSignal.reportsPrimary(c)) watcher.noticePromoted();
   }
 
   /**
