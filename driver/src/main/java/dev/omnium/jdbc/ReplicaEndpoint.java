@@ -72,10 +72,11 @@ final class ReplicaEndpoint {
    */
   Connection borrow() throws SQLException {
     Connection c = pool.getConnection();
+    boolean reported = RoleSignal.reportsPrimary(c);
     // Also when another session reported the promotion since this replica was picked.
-    if (watcher.state() == LagWatcher.State.NOT_IN_RECOVERY || RoleSignal.reportsPrimary(c)) {
+    if (reported || watcher.state() == LagWatcher.State.NOT_IN_RECOVERY) {
       Pools.release(pool, c, true);
-      watcher.noticePromoted();
+      if (reported) promoted();
       return null;
     }
     inUse.incrementAndGet();
@@ -91,7 +92,13 @@ final class ReplicaEndpoint {
    * reported parameters, no round trip.
    */
   void answered(Connection c) {
-    if (RoleSignal.reportsPrimary(c)) watcher.noticePromoted();
+    if (RoleSignal.reportsPrimary(c)) promoted();
+  }
+
+  /** A session of this server reported it a primary: this pool and those of other routers. */
+  private void promoted() {
+    watcher.noticePromoted();
+    ReplicasByHost.promoted(name);
   }
 
   /**
@@ -119,8 +126,8 @@ final class ReplicaEndpoint {
     inUse.decrementAndGet();
     lent.remove(c);
     // The server reports a promotion with the first answer after it: notice it now.
-    boolean promoted = !dead && RoleSignal.reportsPrimary(c);
-    Pools.release(pool, c, dead || promoted);
-    if (promoted) watcher.noticePromoted();
+    boolean primary = !dead && RoleSignal.reportsPrimary(c);
+    Pools.release(pool, c, dead || primary);
+    if (primary) promoted();
   }
 }

@@ -9,7 +9,9 @@ import org.postgresql.PGConnection;
 /**
  * What a session's server says about its role without a round trip: PostgreSQL 14+ reports
  * {@code in_hot_standby} as a parameter status at login and again with the first answer after a
- * standby is promoted; pgjdbc keeps the last value it received.
+ * standby is promoted; pgjdbc keeps the last value it received. Never in between: the server
+ * reports changed settings only just before ReadyForQuery, so an idle session of a promoted
+ * standby hears nothing until its next command (see PromotionNoticeIT).
  */
 final class RoleSignal {
   private static final String IN_HOT_STANDBY = "in_hot_standby";

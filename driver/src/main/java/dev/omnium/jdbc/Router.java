@@ -99,6 +99,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize(),
           this::primaryFound);
       watcher.onTimeout(replicas[i]::abortLent);
+      ReplicasByHost.add(replicas[i]);
     }
     if (walSampler != null) walSampler.start();
     for (ReplicaEndpoint r : replicas) r.watcher.start();
@@ -301,6 +302,7 @@ final class Router implements AutoCloseable, RouterMXBean {
     // Nothing in use must close in well under a second, even with a server down or frozen: no
     // wait for connects in flight, threads stopped all at once (a stuck probe is aborted).
     credentials.closing();
+    for (ReplicaEndpoint r : replicas) ReplicasByHost.remove(r);
     if (heartbeatWriter != null) heartbeatWriter.stop();
     for (ReplicaEndpoint r : replicas) r.watcher.stop();
     if (walSampler != null) walSampler.stop();

@@ -73,6 +73,38 @@ class RoleChangeTest {
   }
 
   @Test
+  void everyRouterOfTheProcessStopsItsPoolOnThatServerButNoOther() {
+    LagWatcher mine = watcher();
+    LagWatcher otherRouter = watcher();
+    LagWatcher otherServer = watcher();
+    LagWatcher closedRouter = watcher();
+    try (HikariDataSource p1 = new HikariDataSource(); HikariDataSource p2 = new HikariDataSource();
+         HikariDataSource p3 = new HikariDataSource();
+         HikariDataSource p4 = new HikariDataSource()) {
+      ReplicaEndpoint a = new ReplicaEndpoint("10.0.0.1:5432", mine, p1, 8);
+      ReplicaEndpoint b = new ReplicaEndpoint("10.0.0.1:5432", otherRouter, p2, 8);
+      ReplicaEndpoint c = new ReplicaEndpoint("10.0.0.2:5432", otherServer, p3, 8);
+      ReplicaEndpoint d = new ReplicaEndpoint("10.0.0.1:5432", closedRouter, p4, 8);
+      for (ReplicaEndpoint e : new ReplicaEndpoint[] {a, b, c, d}) ReplicasByHost.add(e);
+      ReplicasByHost.remove(d);
+      try {
+        long now = System.nanoTime();
+        for (LagWatcher w : new LagWatcher[] {mine, otherRouter, otherServer, closedRouter}) {
+          w.record(now, 0);
+        }
+        a.answered(reporting("off"));
+        assertEquals(LagWatcher.State.NOT_IN_RECOVERY, mine.state());
+        assertEquals(LagWatcher.State.NOT_IN_RECOVERY, otherRouter.state());
+        assertTrue(otherServer.isFresh(now, Duration.ofSeconds(5).toNanos()));
+        assertTrue(closedRouter.isFresh(now, Duration.ofSeconds(5).toNanos()),
+            "a closed router's endpoint is no longer told");
+      } finally {
+        for (ReplicaEndpoint e : new ReplicaEndpoint[] {a, b, c}) ReplicasByHost.remove(e);
+      }
+    }
+  }
+
+  @Test
   void anEndpointOfAPrimaryIsNeverPicked() {
     LagWatcher w = watcher();
     long now = System.nanoTime();
