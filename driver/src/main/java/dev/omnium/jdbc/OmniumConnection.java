@@ -76,14 +76,6 @@ public final class OmniumConnection extends LogicalConnectionBase {
     return c;
   }
 
-  /** A statement's answer came back on {@code physical}: a replica pool hears of a promotion. */
-  void answered(Connection physical) {
-    Binding b = readOnly ? reads.current() : null;
-    if (b != null && b.route() == Route.REPLICA && physical == b.connection()) {
-      b.endpoint().answered(physical);
-    }
-  }
-
   /** Like {@link #beginStatement()} for describe-only calls, which do not count as statements. */
   Connection currentTarget() throws SQLException {
     checkOpen();
@@ -147,6 +139,14 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (state.autoCommit && !readOnly && router.writePositions.enabled()
         && (changedRows || s.mayWrite(sql))) {
       afterPrimaryCommit();
+    }
+  }
+
+  /** A statement's answer came back on {@code physical}: a replica pool hears of a promotion. */
+  void answered(Connection physical) {
+    Binding b = readOnly ? reads.current() : null;
+    if (b != null && b.route() == Route.REPLICA && physical == b.connection()) {
+      b.endpoint().answered(physical);
     }
   }
 
