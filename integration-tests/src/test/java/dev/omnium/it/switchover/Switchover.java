@@ -151,6 +151,11 @@ final class Switchover {
     List<Workload.Op> viaReplicaPool = onPrimaryViaReplicaPool(reads);
     f.put("readsOnPrimaryViaReplicaPool", (long) viaReplicaPool.size());
     f.put("readsOnPrimaryViaReplicaPoolAfterFirstAnswer", startedAfterFirstAnswer(viaReplicaPool));
+    // Started while the promotion was under way (promote called, not yet seen to be done).
+    f.put("readsOnPrimaryViaReplicaPoolStartedBeforePromoted", viaReplicaPool.stream()
+        .filter(o -> o.begin() - promotedAt < 0).count());
+    f.put("readsOnPrimaryViaReplicaPoolMaxMs", TimeUnit.NANOSECONDS.toMillis(viaReplicaPool
+        .stream().mapToLong(o -> o.answered() - o.begin()).max().orElse(0)));
     f.put("readsBackOnStandbyMs", firstAfterMs(reads, freshAt, o -> o.ok() && o.inRecovery()
         && o.port() == oldPrimary.port()));
     long lastSecond = endedAt - TimeUnit.SECONDS.toNanos(1);

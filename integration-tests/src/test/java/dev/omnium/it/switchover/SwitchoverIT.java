@@ -185,10 +185,13 @@ class SwitchoverIT {
         assertEquals(0L, f.get("writes25006"), w.name() + ": 25006 on writes: " + failures);
         assertEquals(0L, f.get("writesOnStandby"), w.name() + ": a write ran on a standby");
         long onPrimary = (Long) f.get("readsOnPrimaryViaReplicaPool");
-        // At most the reads already under way on the standby's sessions when it was promoted:
-        // the first answer after the promotion says so (in_hot_standby) and the pool is emptied.
+        // At most the reads lent a session of the standby's pool before the first answer after
+        // the promotion (it carries in_hot_standby=off): none started after that answer.
         assertTrue(onPrimary <= READERS, w.name() + ": " + onPrimary
             + " reads ran on the promoted node through its replica pool");
+        assertEquals(0L, f.get("readsOnPrimaryViaReplicaPoolAfterFirstAnswer"), w.name()
+            + ": a read started after the promotion was answered and still ran on the new"
+            + " primary through its replica pool");
         Integer fallback = s.maxFallbackSessions.get(w.name());
         assertTrue(fallback != null && fallback <= FALLBACK, w.name() + ": " + fallback
             + " fallback sessions on the new primary (fallbackPoolSize=" + FALLBACK + ")");
