@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.omnium.it.reliability.LogCapture;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.jdbc.RouterMXBean;
@@ -14,10 +15,7 @@ import dev.omnium.sandbox.PgNode;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Sessions;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -26,7 +24,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import javax.management.JMX;
@@ -64,13 +61,9 @@ class SwitchoverIT {
   static PgCluster cluster;
   static PgNode a;
   static PgNode b;
-  static final List<String> log = new ArrayList<>();
-  static PrintStream originalErr;
 
   @BeforeAll
   static void up() throws Exception {
-    originalErr = System.err;
-    System.setErr(new PrintStream(new Tee(originalErr), true, StandardCharsets.UTF_8));
     cluster = PgCluster.builder().replicas(1).start();
     a = cluster.primary();
     b = cluster.replica(0);
@@ -87,7 +80,6 @@ class SwitchoverIT {
   static void down() {
     OmniumDriver.shutdown();
     if (cluster != null) cluster.close();
-    if (originalErr != null) System.setErr(originalErr);
   }
 
   static String url(String app) {
@@ -131,7 +123,7 @@ class SwitchoverIT {
       throws Exception {
     String driverApp = name + "drv";
     String dsApp = name + "ds";
-    int mark = mark();
+    int mark = LogCapture.mark();
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(driverApp + "-app");
     hc.setJdbcUrl(url(driverApp));
@@ -215,7 +207,8 @@ class SwitchoverIT {
           Double.parseDouble(one(to, "SELECT extract(epoch FROM now() - beat_at)"
               + " FROM replica_heartbeat WHERE id = 1")) < 2 * INTERVAL_MS / 1000.0 + 1);
       // One INFO line per router for the role change, none at ERROR for an expected role.
-      List<String> lines = since(mark);
+      List<String> lines = LogCapture.since(mark).stream().filter(l -> l.contains("omnium"))
+          .toList();
       long promoted = lines.stream().filter(l -> l.contains(" INFO ")
           && l.contains(to.hostPort() + " is the primary now")).count();
       assertEquals(2, promoted, "one INFO line per router for " + to + "'s promotion: " + lines);
@@ -244,49 +237,6 @@ class SwitchoverIT {
           StandardOpenOption.APPEND);
     } catch (IOException e) {
       System.out.println("(figures not written to " + file + ": " + e + ")");
-    }
-  }
-
-  static int mark() {
-    synchronized (log) {
-      return log.size();
-    }
-  }
-
-  static List<String> since(int mark) {
-    synchronized (log) {
-      return new ArrayList<>(log.subList(mark, log.size()));
-    }
-  }
-
-  /** Keeps omnium's log lines (slf4j-simple writes to System.err) and passes everything on. */
-  static final class Tee extends OutputStream {
-    private final PrintStream out;
-    private final StringBuilder line = new StringBuilder();
-
-    Tee(PrintStream out) {
-      this.out = out;
-    }
-
-    @Override
-    public synchronized void write(int c) {
-      out.write(c);
-      if (c == '\n') {
-        String l = line.toString();
-        line.setLength(0);
-        if (l.contains("omnium")) {
-          synchronized (log) {
-            log.add(l);
-          }
-        }
-      } else {
-        line.append((char) c);
-      }
-    }
-
-    @Override
-    public void flush() {
-      out.flush();
     }
   }
 }
