@@ -34,7 +34,8 @@ final class RoleSignal {
   /** True when the server last said it is not a hot standby; false when it is or said nothing. */
   static boolean reportsPrimary(Connection c) {
     try {
-      PGConnection pg = c.unwrap(PGConnection.class);
+      // Hot path (after every answer on a replica session): pgjdbc's own connection skips unwrap.
+      PGConnection pg = c instanceof PGConnection p ? p : c.unwrap(PGConnection.class);
       return "off".equals(pg.getParameterStatus(IN_HOT_STANDBY));
     } catch (SQLException | RuntimeException e) {
       return false; // closed or not pgjdbc: the watcher's probe decides
