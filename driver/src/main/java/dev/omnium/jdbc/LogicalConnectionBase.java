@@ -37,7 +37,7 @@ abstract class LogicalConnectionBase implements Connection {
   final SessionState state = new SessionState();
   /** The staleness read-only work accepts, from the next unit of work on. */
   long maxAgeNanos;
-  final ArrayList<LogicalStatement> statements = new ArrayList<>();
+  final ArrayList<LogicalStatement> statements = new ArrayList<>(4); // 4: most hold one or two
 
   abstract OmniumConnection self();
 

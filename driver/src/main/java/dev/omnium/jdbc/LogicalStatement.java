@@ -80,7 +80,7 @@ class LogicalStatement implements Statement {
     Statement s = physical;
     if (s != null && owner == target) return s;
     if (s != null) closePhysical();
-    s = create(target);
+    s = create(conn.statementSession(target));
     physical = s;
     owner = target;
     applySettings(s);
