@@ -506,12 +506,14 @@ final class CallableStatementProxy extends LogicalCallableStatement {
   @Override
   public void setBlob(int index, InputStream x) throws SQLException {
     checkOpen();
+    checkLargeObject(x);
     params.setBlob(index, x);
   }
 
   @Override
   public void setBlob(int index, Blob x) throws SQLException {
     checkOpen();
+    checkLargeObject(x);
     params.setBlob(index, x);
   }
 
@@ -530,6 +532,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
   @Override
   public void setBlob(int index, InputStream x, long length) throws SQLException {
     checkOpen();
+    checkLargeObject(x);
     params.setBlob(index, x, length);
   }
 

@@ -84,18 +84,21 @@ final class PreparedStatementProxy extends LogicalPreparedStatement {
   @Override
   public void setBlob(int index, InputStream x) throws SQLException {
     checkOpen();
+    checkLargeObject(x);
     params.setBlob(index, x);
   }
 
   @Override
   public void setBlob(int index, Blob x) throws SQLException {
     checkOpen();
+    checkLargeObject(x);
     params.setBlob(index, x);
   }
 
   @Override
   public void setBlob(int index, InputStream x, long length) throws SQLException {
     checkOpen();
+    checkLargeObject(x);
     params.setBlob(index, x, length);
   }
 

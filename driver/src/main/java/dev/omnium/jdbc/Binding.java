@@ -39,6 +39,8 @@ final class Binding {
 
   /** Written last when bound, cleared first when released (CAS): others read it first. */
   private volatile Connection connection;
+  /** The pgjdbc session under the pool's proxy (see {@link #session()}). */
+  private Connection session;
   private Route route;
   private ReplicaEndpoint endpoint;
 
@@ -47,6 +49,11 @@ final class Binding {
   boolean retried;
   /** {@link SessionState} bits applied to this session, to undo before it goes back. */
   int applied;
+  /**
+   * Raw SQL that may change a setting ran here: reset on return even where the server reports
+   * nothing (search_path before PostgreSQL 18).
+   */
+  boolean settingsSql;
   int networkTimeoutBefore;
   int holdabilityBefore;
   Map<String, Class<?>> typeMapBefore;
@@ -64,12 +71,29 @@ final class Binding {
     statements = 0;
     retried = false;
     applied = 0;
+    settingsSql = false;
     if (pooled) snapshotReported(c);
+    PGConnection pg = pooled ? pg(c) : null;
+    session = pg instanceof Connection ? (Connection) pg : c;
     connection = c; // volatile write last: a releasing thread that sees c sees the rest
   }
 
   Connection connection() {
     return connection;
+  }
+
+  /** The session goes back to a pool, to be lent again. */
+  boolean pooled() {
+    return pooled;
+  }
+
+  /**
+   * The pgjdbc session itself, under its pool's proxy. Read statements are prepared on it: omnium
+   * tracks and closes its physical statements itself (they are closed before the session goes
+   * back), so the pool's statement and result-set proxies would be a second, unused layer.
+   */
+  Connection session() {
+    return session;
   }
 
   Route route() {
@@ -159,7 +183,10 @@ final class Binding {
   private boolean resetForPool(Connection c, Route r) {
     int bits = applied;
     try {
-      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || reportedChanged(c)) {
+      // The pool rolls back only what ran through its own statement proxies: a read session's
+      // statements did not (see session()), so a transaction left open is rolled back here.
+      if (r != Route.PRIMARY && PgTransactionState.inTransactionOn(session)) c.rollback();
+      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || settingsSql || reportedChanged(c)) {
         if (!c.getAutoCommit()) {
           c.rollback();
           c.setAutoCommit(true);

@@ -4,8 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +24,7 @@ final class ReplicaEndpoint {
    * Lent connections, so a black-holed replica's in-flight reads can be cut loose
    * (docs/routing-contract.md, rule 9).
    */
-  private final Set<Connection> lent = ConcurrentHashMap.newKeySet();
+  private final LentSessions lent;
 
   /**
    * @param pool created with no idle minimum: it fills only once the watcher saw a standby, so a
@@ -44,6 +42,7 @@ final class ReplicaEndpoint {
     this.watcher = watcher;
     this.pool = pool;
     this.size = size;
+    this.lent = new LentSessions(size);
     watcher.onRoleChange(() -> {
       emptyPool();
       if (onPromoted != null) onPromoted.run();
@@ -109,7 +108,7 @@ final class ReplicaEndpoint {
    */
   void abortLent() {
     int n = 0;
-    for (Connection c : lent) {
+    for (Connection c : lent.snapshot()) {
       try {
         c.abort(Runnable::run);
         n++;

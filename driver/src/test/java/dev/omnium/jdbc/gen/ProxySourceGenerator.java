@@ -330,6 +330,9 @@ public final class ProxySourceGenerator {
       List<String> lines = record
           ? List.of("checkOpen();", wrap(4, "params." + m.getName() + "(", Arrays.asList(names), ");", 8))
           : List.of(delegateCall(m, names, "%s").replaceFirst("delegate\\.", "callable()."));
+      if (createsLargeObject(m)) {
+        lines = List.of(lines.get(0), "checkLargeObject(" + names[1] + ");", lines.get(1));
+      }
       appendMethod(body, imports, m, names, lines);
     }
     StringBuilder src = new StringBuilder();
@@ -370,6 +373,11 @@ public final class ProxySourceGenerator {
     src.append(body);
     src.append("}\n");
     return src.toString();
+  }
+
+  /** pgjdbc creates the large object in these setters, which autocommit mode refuses. */
+  private static boolean createsLargeObject(Method m) {
+    return m.getName().equals("setBlob") && m.getParameterTypes()[0] == int.class;
   }
 
   private static List<String> unwrapBody(String iface) {
