@@ -55,6 +55,24 @@ public final class Run implements AutoCloseable {
     return c;
   }
 
+  /** @return {@link #open()} with autocommit off: its next statement begins a transaction */
+  public Connection openTransaction() throws SQLException {
+    Connection c = open();
+    c.setAutoCommit(false);
+    return c;
+  }
+
+  /**
+   * @return {@link #open()} read-only, then with autocommit off (in that order, as a framework's
+   *     read-only transaction begins)
+   */
+  public Connection openReadOnlyTransaction() throws SQLException {
+    Connection c = open();
+    c.setReadOnly(true);
+    c.setAutoCommit(false);
+    return c;
+  }
+
   // ---------------------------------------------------------------- what the application saw
 
   /** Records a value. */

@@ -11,8 +11,7 @@ final class SavepointScenarios {
     return new Scenarios.Group("savepoints")
         .add("rollback-to-savepoint", r -> {
           r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
           Savepoint sp = c.setSavepoint();
           r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
@@ -21,16 +20,14 @@ final class SavepointScenarios {
           r.rows("t");
         })
         .add("named-savepoint", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint sp = c.setSavepoint("sp1");
           r.call("name", sp::getSavepointName);
           r.call("id", sp::getSavepointId);
           c.rollback();
         })
         .add("unnamed-savepoint", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint sp = c.setSavepoint();
           Savepoint sp2 = c.setSavepoint();
           // ids are per physical session in pgjdbc: only their validity and uniqueness matter
@@ -41,8 +38,7 @@ final class SavepointScenarios {
           c.rollback();
         })
         .add("release-then-rollback-to", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint sp = c.setSavepoint("x");
           r.act("release", () -> c.releaseSavepoint(sp));
           r.act("rollback-to", () -> c.rollback(sp));
@@ -55,8 +51,7 @@ final class SavepointScenarios {
         })
         .add("nested-rollback-to-outer", r -> {
           r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint outer = c.setSavepoint("outer");
           r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
           Savepoint inner = c.setSavepoint("inner");
@@ -69,8 +64,7 @@ final class SavepointScenarios {
         })
         .add("error-recovered-by-savepoint", r -> {
           r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
           Savepoint sp = c.setSavepoint();
           r.u("dup", c, "INSERT INTO t VALUES (1, 'dup')");
@@ -82,9 +76,7 @@ final class SavepointScenarios {
         .add("savepoint-in-read-only-transaction", r -> {
           r.setup("DROP TABLE IF EXISTS t CASCADE", "CREATE TABLE t (id int PRIMARY KEY, v text)",
               "INSERT INTO t VALUES (1, 'a')");
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
+          Connection c = r.openReadOnlyTransaction();
           r.q("first", c, "SELECT v FROM t");
           Savepoint sp = c.setSavepoint();
           r.q("bad", c, "SELECT 1/0");
@@ -93,8 +85,7 @@ final class SavepointScenarios {
           r.act("commit", c::commit);
         })
         .add("savepoint-after-commit-is-gone", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint sp = c.setSavepoint("gone");
           c.commit();
           r.act("rollback-to", () -> c.rollback(sp));

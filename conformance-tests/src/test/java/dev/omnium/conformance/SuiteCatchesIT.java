@@ -4,47 +4,40 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.sql.DriverManager;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The suite can fail: a deliberately wrong wrapper (a fourth "mode") must produce mismatches,
  * and pgjdbc compared with itself must produce none (the observations are deterministic).
  */
 class SuiteCatchesIT {
-  static PgCluster cluster;
-  static Heartbeat heartbeat;
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
   static ClusterServer server;
 
   @BeforeAll
   static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    server = new ClusterServer(cluster);
+    server = new ClusterServer(SANDBOX.cluster());
   }
 
   @AfterAll
-  static void down() throws Exception {
+  static void down() {
     if (server != null) {
       server.close();
-    }
-    if (heartbeat != null) {
-      heartbeat.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
   static Sides.Opener direct(String app) {
+    PgCluster cluster = SANDBOX.cluster();
     String url = "jdbc:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
         + "?ApplicationName=" + app;
     Properties p = new Properties();
