@@ -9,6 +9,7 @@ import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.RouterBean;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -65,9 +66,9 @@ class PrimaryProtectionIT {
     String url = url(app);
     try (Connection probe = DriverManager.getConnection(url)) {
       probe.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> onReplica(probe));
+      Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> Where.of(probe).inRecovery());
       SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
-      Poll.until(Duration.ofSeconds(15), "the replica to go stale", () -> !onReplica(probe));
+      Poll.until(Duration.ofSeconds(15), "the replica to go stale", () -> !Where.of(probe).inRecovery());
     }
     load(app, () -> DriverManager.getConnection(url), () -> DriverManager.getConnection(url), "stale");
   }
@@ -77,7 +78,7 @@ class PrimaryProtectionIT {
     String app = "protectdead";
     try (OmniumDataSource db = new OmniumDataSource(url(app))) {
       try (Connection probe = db.read()) {
-        Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> onReplica(probe));
+        Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> Where.of(probe).inRecovery());
       }
       SANDBOX.cluster().stop(SANDBOX.replica(0), true);
       Poll.until(Duration.ofSeconds(15), "the watcher to see the replica down",
@@ -86,13 +87,6 @@ class PrimaryProtectionIT {
     }
     OmniumDriver.shutdown();
     Leaks.assertGone(SANDBOX.cluster(), app);
-  }
-
-  private static boolean onReplica(Connection c) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
-      rs.next();
-      return rs.getBoolean(1);
-    }
   }
 
   private void load(String app, Source readers, Source writers, String what) throws Exception {
