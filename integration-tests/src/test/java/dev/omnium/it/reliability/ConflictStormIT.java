@@ -7,7 +7,6 @@ import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.RouterBean;
-import dev.omnium.sandbox.testkit.Where;
 import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -67,8 +66,7 @@ class ConflictStormIT {
     String url = SANDBOX.url(app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=4&fallbackPoolSize=4");
     long logStart = Files.size(SANDBOX.replica(0).logFile());
     try (Connection probe = DriverManager.getConnection(url)) {
-      probe.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> Where.of(probe).inRecovery());
+      Readers.awaitFreshReplica(probe);
     }
     List<String> retryableFailures = Collections.synchronizedList(new ArrayList<>());
     List<String> laterFailures = Collections.synchronizedList(new ArrayList<>());
@@ -258,8 +256,7 @@ class ConflictStormIT {
       String app = "stormend" + end;
       String url = SANDBOX.url(app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=1");
       try (Connection c = DriverManager.getConnection(url)) {
-        c.setReadOnly(true);
-        Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> Where.of(c).inRecovery());
+        Readers.awaitFreshReplica(c);
         RouterMXBean bean = RouterBean.of(app);
         c.setAutoCommit(false);
         int pid;

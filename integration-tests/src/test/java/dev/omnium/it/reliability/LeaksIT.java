@@ -8,8 +8,6 @@ import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.sandbox.testkit.PgSandbox;
-import dev.omnium.sandbox.testkit.Poll;
-import dev.omnium.sandbox.testkit.Where;
 import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -17,7 +15,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -96,8 +93,7 @@ class LeaksIT {
     String app = "leakdriver";
     String url = url(app);
     try (Connection probe = DriverManager.getConnection(url)) {
-      probe.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> Where.of(probe).inRecovery());
+      Readers.awaitFreshReplica(probe);
       // The check sees what is held: a read-only transaction open on the replica is not quiescent.
       probe.setAutoCommit(false);
       try (Statement st = probe.createStatement()) {

@@ -65,8 +65,7 @@ class PrimaryProtectionIT {
     String app = "protectstale";
     String url = url(app);
     try (Connection probe = DriverManager.getConnection(url)) {
-      probe.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> Where.of(probe).inRecovery());
+      Readers.awaitFreshReplica(probe);
       SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
       Poll.until(Duration.ofSeconds(15), "the replica to go stale", () -> !Where.of(probe).inRecovery());
     }
