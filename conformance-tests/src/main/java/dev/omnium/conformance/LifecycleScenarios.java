@@ -72,9 +72,7 @@ final class LifecycleScenarios {
           r.act("close", c::close);
         })
         .add("abort-rolls-back", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.act("abort", () -> c.abort(Runnable::run));
           r.call("closed", c::isClosed);
           r.settled("after-abort");

@@ -28,9 +28,7 @@ final class LostSessionScenarios {
   static Scenarios.Group group() {
     return new Scenarios.Group("lost-session")
         .add("in-transaction", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           r.kill(c);
           r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
           r.u("c", c, "INSERT INTO t VALUES (3, 'c')");
@@ -49,14 +47,10 @@ final class LostSessionScenarios {
           r.rows("t");
         })
         .add("after-commit", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           c.commit();
           r.kill(c);
-          r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
-          r.act("commit", c::commit);
-          r.rows("t");
+          r.rowBThenCommit(c);
         })
         .add("holding-advisory-lock", r -> {
           Connection c = r.open();
@@ -86,25 +80,17 @@ final class LostSessionScenarios {
           r.call("closed", c::isClosed);
         })
         .add("rollback-after-loss", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           r.kill(c);
           r.act("rollback", c::rollback);
-          r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
-          r.act("commit", c::commit);
-          r.rows("t");
+          r.rowBThenCommit(c);
         })
         .add("in-savepoint", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           Savepoint sp = c.setSavepoint();
           r.kill(c);
           r.act("rollback-to", () -> c.rollback(sp));
-          r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
-          r.act("commit", c::commit);
-          r.rows("t");
+          r.rowBThenCommit(c);
         })
         .add("getters-after-loss", r -> {
           Connection c = r.open();
@@ -116,9 +102,7 @@ final class LostSessionScenarios {
           r.state("end", c);
         })
         .add("set-autocommit-after-loss-in-transaction", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           r.kill(c);
           r.act("autocommit", () -> c.setAutoCommit(true));
           r.u("b", c, "INSERT INTO t VALUES (2, 'b')");

@@ -73,6 +73,25 @@ public final class Run implements AutoCloseable {
     return c;
   }
 
+  /**
+   * A fresh table {@code t} and a transaction that inserted row 1 (recorded as {@code key}).
+   *
+   * @return the connection, its transaction open
+   */
+  public Connection transactionWithRowA(String key) throws Exception {
+    table("t");
+    Connection c = openTransaction();
+    u(key, c, "INSERT INTO t VALUES (1, 'a')");
+    return c;
+  }
+
+  /** Inserts row 2 on {@code c} ({@code b}), commits ({@code commit}) and records t's rows. */
+  public void rowBThenCommit(Connection c) throws Exception {
+    u("b", c, "INSERT INTO t VALUES (2, 'b')");
+    act("commit", c::commit);
+    rows("t");
+  }
+
   // ---------------------------------------------------------------- what the application saw
 
   /** Records a value. */

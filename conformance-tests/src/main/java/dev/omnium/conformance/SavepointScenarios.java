@@ -10,9 +10,7 @@ final class SavepointScenarios {
   static Scenarios.Group group() {
     return new Scenarios.Group("savepoints")
         .add("rollback-to-savepoint", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           Savepoint sp = c.setSavepoint();
           r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
           r.act("rollback-to", () -> c.rollback(sp));
@@ -63,15 +61,11 @@ final class SavepointScenarios {
           r.rows("t");
         })
         .add("error-recovered-by-savepoint", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           Savepoint sp = c.setSavepoint();
           r.u("dup", c, "INSERT INTO t VALUES (1, 'dup')");
           r.act("rollback-to", () -> c.rollback(sp));
-          r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
-          r.act("commit", c::commit);
-          r.rows("t");
+          r.rowBThenCommit(c);
         })
         .add("savepoint-in-read-only-transaction", r -> {
           r.setup("DROP TABLE IF EXISTS t CASCADE", "CREATE TABLE t (id int PRIMARY KEY, v text)",

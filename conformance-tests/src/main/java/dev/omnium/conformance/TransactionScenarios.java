@@ -18,9 +18,7 @@ final class TransactionScenarios {
           r.rows("t");
         })
         .add("commit-makes-visible", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.rows("t");
           r.activity("in-transaction");
           r.act("commit", c::commit);
@@ -28,24 +26,18 @@ final class TransactionScenarios {
           r.activity("after-commit");
         })
         .add("rollback-discards", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.act("rollback", c::rollback);
           r.rows("t");
           r.q("select", c, "SELECT count(*) FROM t");
         })
         .add("close-without-commit", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.act("close", c::close);
           r.rows("t");
         })
         .add("error-aborts-transaction", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("insert1", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert1");
           r.u("duplicate", c, "INSERT INTO t VALUES (1, 'b')");
           r.u("after-error", c, "INSERT INTO t VALUES (2, 'c')");
           r.activity("aborted");
@@ -56,9 +48,7 @@ final class TransactionScenarios {
           r.rows("t");
         })
         .add("set-autocommit-true-commits", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.act("autocommit-on", () -> c.setAutoCommit(true));
           r.rows("t");
           r.activity("after");
