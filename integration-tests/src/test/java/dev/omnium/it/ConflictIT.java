@@ -11,10 +11,10 @@ import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.RouterBean;
+import dev.omnium.sandbox.testkit.Sessions;
 import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -57,30 +57,14 @@ class ConflictIT {
 
   /** Waits until the replica runs the slow read of {@code app}, then truncates t on the primary. */
   static void truncateWhileTheReplicaReads(String app, String state) throws Exception {
-    Poll.until(Duration.ofSeconds(10), "the replica session to hold t", () -> {
-      try (Connection c = SANDBOX.cluster().connect(SANDBOX.replica(0)); PreparedStatement ps = c.prepareStatement(
-          "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state = ?")) {
-        ps.setString(1, app + ":replica");
-        ps.setString(2, state);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          return rs.getInt(1) > 0;
-        }
-      }
-    });
+    Poll.until(Duration.ofSeconds(10), "the replica session to hold t",
+        () -> Sessions.inState(SANDBOX.cluster(), SANDBOX.replica(0), app + ":replica", state) > 0);
     if (state.equals("active")) {
       // the active session must have reached the slow statement, not a quick one
-      Poll.until(Duration.ofSeconds(10), "the slow statement to run", () -> {
-        try (Connection c = SANDBOX.cluster().connect(SANDBOX.replica(0)); PreparedStatement ps = c.prepareStatement(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND query LIKE '%pg_sleep(3)%'"
-                + " AND state = 'active'")) {
-          ps.setString(1, app + ":replica");
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getInt(1) > 0;
-          }
-        }
-      });
+      Poll.until(Duration.ofSeconds(10), "the slow statement to run",
+          () -> !"0".equals(SANDBOX.queryOne(SANDBOX.replica(0), "SELECT count(*) FROM pg_stat_activity"
+              + " WHERE application_name = ? AND query LIKE '%pg_sleep(3)%' AND state = 'active'",
+              app + ":replica")));
     }
     try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement()) {
       st.execute("TRUNCATE t");
@@ -172,16 +156,9 @@ class ConflictIT {
         assertTrue(rs.getBoolean(2));
       }
       truncateWhileTheReplicaReads(app, "idle in transaction");
-      Poll.until(Duration.ofSeconds(10), "the replica to terminate the idle session", () -> {
-        try (Connection r = SANDBOX.cluster().connect(SANDBOX.replica(0));
-             PreparedStatement ps = r.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE pid = ?")) {
-          ps.setInt(1, pid);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getInt(1) == 0;
-          }
-        }
-      });
+      Poll.until(Duration.ofSeconds(10), "the replica to terminate the idle session",
+          () -> "0".equals(SANDBOX.queryOne(SANDBOX.replica(0),
+              "SELECT count(*) FROM pg_stat_activity WHERE pid = ?", pid)));
       SQLException e = assertThrows(SQLException.class, () -> Where.of(c));
       assertTrue(e.getSQLState().startsWith("08") || e.getSQLState().equals("40001"), e.getSQLState());
       // the transaction is gone: the connection does not silently start a new one

@@ -270,13 +270,9 @@ class ConflictStormIT {
           st.execute("TRUNCATE t");
           st.execute("INSERT INTO t SELECT generate_series(1, 2000)");
         }
-        Poll.until(Duration.ofSeconds(10), "the replica to terminate session " + pid, () -> {
-          try (Connection r = SANDBOX.cluster().connect(SANDBOX.replica(0)); Statement st = r.createStatement();
-               ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid)) {
-            rs.next();
-            return rs.getInt(1) == 0;
-          }
-        });
+        Poll.until(Duration.ofSeconds(10), "the replica to terminate session " + pid,
+            () -> "0".equals(SANDBOX.queryOne(SANDBOX.replica(0),
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = ?", pid)));
         long retriesBefore = bean.getRetries();
         String ended;
         try {
