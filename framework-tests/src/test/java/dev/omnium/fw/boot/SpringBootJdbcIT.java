@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.omnium.fw.Routes;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
@@ -69,13 +70,11 @@ class SpringBootJdbcIT {
   }
 
   void assertOnReplica(Where w) {
-    assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(SANDBOX.replica().port(), w.port(), "ran on the replica: " + w);
-    assertEquals(APP + ":replica", w.applicationName());
+    Routes.assertOnReplica(w, SANDBOX, APP);
   }
 
   void assertOnPrimary(Where w) {
-    assertTrue(w.onPrimaryAs(APP, primaryPort()), "ran on the primary's read-write route: " + w);
+    Routes.assertOnPrimary(w, SANDBOX, APP);
   }
 
   boolean onPrimary(int id) throws SQLException {

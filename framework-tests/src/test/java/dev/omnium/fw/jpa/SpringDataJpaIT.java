@@ -3,9 +3,8 @@ package dev.omnium.fw.jpa;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.omnium.fw.Routes;
 import dev.omnium.fw.boot.BootContext;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
@@ -81,14 +80,11 @@ class SpringDataJpaIT {
   }
 
   void assertOnReplica(Where w) {
-    assertNotNull(w, "a SELECT reported where it ran");
-    assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(SANDBOX.replica().port(), w.port(), "ran on the replica: " + w);
-    assertEquals(APP + ":replica", w.applicationName());
+    Routes.assertOnReplica(w, SANDBOX, APP);
   }
 
   void assertOnPrimary(Where w) {
-    assertTrue(w.onPrimaryAs(APP, SANDBOX.primary().port()), "ran on the primary's read-write route: " + w);
+    Routes.assertOnPrimary(w, SANDBOX, APP);
   }
 
   @Test
