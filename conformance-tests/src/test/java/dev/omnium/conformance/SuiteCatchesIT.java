@@ -45,6 +45,16 @@ class SuiteCatchesIT {
     return () -> DriverManager.getConnection(url, p);
   }
 
+  /** Runs {@code s} on pgjdbc, then on {@code other}; the program must be valid on pgjdbc. */
+  static Comparison.Result compare(String mode, Scenario s, Source pgjdbc, Source other)
+      throws Exception {
+    Observation b = s.runOn(pgjdbc, server);
+    Observation c = s.runOn(other, server);
+    Comparison.Result r = Comparison.compare(mode, s.id(), b, c);
+    assertNull(Comparison.escaped(b), s.id() + " must be a valid program on pgjdbc");
+    return r;
+  }
+
   @Test
   void aWrapperThatSilentlyRebindsALostSessionIsCaught() throws Exception {
     Sides.Opener plain = direct("conf-plain");
@@ -56,11 +66,8 @@ class SuiteCatchesIT {
         continue;
       }
       scenarios++;
-      Observation b = s.runOn(new Sides.Named("conf-plain", plain), server);
-      Observation c = s.runOn(new Sides.Named("conf-broken",
-          () -> SilentlyRebindingConnection.open(broken)), server);
-      Comparison.Result r = Comparison.compare("broken", s.id(), b, c);
-      assertNull(Comparison.escaped(b), s.id() + " must be a valid program on pgjdbc");
+      Comparison.Result r = compare("broken", s, new Sides.Named("conf-plain", plain),
+          new Sides.Named("conf-broken", () -> SilentlyRebindingConnection.open(broken)));
       if (!r.agrees()) {
         caught.add(s.id() + ": " + r.mismatches());
       }
@@ -82,10 +89,8 @@ class SuiteCatchesIT {
     List<String> differ = new ArrayList<>();
     int n = 0;
     for (Scenario s : Scenarios.all()) {
-      Observation first = s.runOn(new Sides.Named("conf-self-a", a), server);
-      Observation second = s.runOn(new Sides.Named("conf-self-b", b), server);
-      Comparison.Result r = Comparison.compare("pgjdbc-again", s.id(), first, second);
-      assertNull(Comparison.escaped(first), s.id() + " must be a valid program on pgjdbc");
+      Comparison.Result r = compare("pgjdbc-again", s, new Sides.Named("conf-self-a", a),
+          new Sides.Named("conf-self-b", b));
       if (!r.agrees() || !r.known().isEmpty()) {
         differ.add(s.id() + ": " + r.mismatches() + r.known());
       }
