@@ -21,8 +21,8 @@ final class Apps {
   static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
 
   /** The table the applications write to: put it in the sandbox's SQL ({@code sql(SCHEMA)}). */
-  static final String SCHEMA =
-      "CREATE TABLE IF NOT EXISTS agent_writes (id bigserial PRIMARY KEY, app text, at timestamptz DEFAULT now())";
+  static final String SCHEMA = "CREATE TABLE IF NOT EXISTS agent_writes"
+      + " (id bigserial PRIMARY KEY, app text, at timestamptz DEFAULT now())";
 
   private final PgSandbox sandbox;
 

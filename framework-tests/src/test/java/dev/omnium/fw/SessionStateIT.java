@@ -66,7 +66,8 @@ class SessionStateIT {
   /** Makes {@code c} read-only and returns the state its reads see once they run on the replica. */
   State replicaState(Connection c, String app) throws Exception {
     c.setReadOnly(true);
-    Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> state(c).where().inRecovery());
+    Poll.until(Duration.ofSeconds(15), "a read on the replica",
+        () -> state(c).where().inRecovery());
     State replica = state(c);
     assertOnReplica(replica.where(), app);
     return replica;

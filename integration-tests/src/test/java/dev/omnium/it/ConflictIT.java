@@ -62,8 +62,9 @@ class ConflictIT {
     if (state.equals("active")) {
       // the active session must have reached the slow statement, not a quick one
       Poll.until(Duration.ofSeconds(10), "the slow statement to run",
-          () -> !"0".equals(SANDBOX.queryOne(SANDBOX.replica(0), "SELECT count(*) FROM pg_stat_activity"
-              + " WHERE application_name = ? AND query LIKE '%pg_sleep(3)%' AND state = 'active'",
+          () -> !"0".equals(SANDBOX.queryOne(SANDBOX.replica(0),
+              "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?"
+                  + " AND query LIKE '%pg_sleep(3)%' AND state = 'active'",
               app + ":replica")));
     }
     try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement()) {

@@ -41,7 +41,8 @@ class HeartbeatIT {
   }
 
   static int heartbeatRows() throws SQLException {
-    return Integer.parseInt(SANDBOX.queryOne(SANDBOX.primary(), "SELECT count(*) FROM replica_heartbeat"));
+    return Integer.parseInt(
+        SANDBOX.queryOne(SANDBOX.primary(), "SELECT count(*) FROM replica_heartbeat"));
   }
 
   static int advisoryLockHolders() throws SQLException {

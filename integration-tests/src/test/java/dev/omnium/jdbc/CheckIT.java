@@ -76,7 +76,7 @@ class CheckIT {
         assertTrue(rs.getBoolean(1));
         int writerPid = rs.getInt(2);
         Result r = check(url(), false);
-        System.out.println("---- check, healthy SANDBOX.cluster() (PostgreSQL " + SANDBOX.cluster().version() + ") ----");
+        System.out.println("---- check, healthy cluster (PostgreSQL " + SANDBOX.cluster().version() + ") ----");
         System.out.println(r.out());
         assertEquals(0, r.exit(), r.out());
         String out = r.out();

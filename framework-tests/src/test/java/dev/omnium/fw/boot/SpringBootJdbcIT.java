@@ -43,10 +43,12 @@ class SpringBootJdbcIT {
   @BeforeAll
   static void up() throws Exception {
     // Exactly what docs/frameworks.md tells a Boot user to write (application.properties).
-    context = BootContext.start(BootJdbcApp.class, SANDBOX, APP, "maxAge=2s&heartbeatInterval=200ms",
+    context = BootContext.start(BootJdbcApp.class, SANDBOX, APP,
+        "maxAge=2s&heartbeatInterval=200ms",
         "spring.datasource.hikari.maximum-pool-size=4",
         "spring.flyway.locations=classpath:db/boot",
-        // the database already holds omnium's replica_heartbeat table: let Flyway start its history below V1
+        // the database already holds omnium's replica_heartbeat table: let Flyway start its
+        // history below V1
         "spring.flyway.baseline-on-migrate=true",
         "spring.flyway.baseline-version=0");
     reads = context.getBean(BootJdbcApp.Reads.class);
