@@ -3,12 +3,10 @@ package dev.omnium.agenttests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -18,16 +16,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class AgentRobustnessIT {
   @RegisterExtension
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
-  static PgCluster cluster;
-  static Apps apps;
-
-  @BeforeAll
-  static void up() throws Exception {
-    cluster = SANDBOX.cluster();
-    apps = new Apps(cluster);
-    apps.createSchema();
-  }
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).sql(Apps.SCHEMA).build();
+  static final Apps APPS = new Apps(SANDBOX);
 
   /** Exactly one agent line at WARN/ERROR, at {@code level}, mentioning every {@code words}. */
   static void assertOneLine(AppProcess app, String level, String... words) {
@@ -42,39 +32,39 @@ class AgentRobustnessIT {
 
   @Test
   void anUnknownKeyIsOneErrorLineAndTheApplicationRunsAsWithoutTheAgent() throws Exception {
-    String args = "replca=" + cluster.replica(0).hostPort() + "&applicationName=typo";
-    AppProcess app = Apps.run("plain+agent(unknown key)", apps.plain(args, "typo-own", 3), null);
-    apps.assertAllOnPrimary(app, "typo-own");
+    String args = "replca=" + SANDBOX.replica(0).hostPort() + "&applicationName=typo";
+    AppProcess app = Apps.run("plain+agent(unknown key)", APPS.plain(args, "typo-own", 3), null);
+    APPS.assertAllOnPrimary(app, "typo-own");
     assertOneLine(app, "ERROR", "replca", "without the agent");
   }
 
   @Test
   void aBadValueIsOneErrorLineNamingTheKey() throws Exception {
-    AppProcess app = Apps.run("plain+agent(bad value)", apps.plain(apps.agentArgs("badval") + "&maxAge=banana", "badval-own", 3), null);
-    apps.assertAllOnPrimary(app, "badval-own");
+    AppProcess app = Apps.run("plain+agent(bad value)", APPS.plain(APPS.agentArgs("badval") + "&maxAge=banana", "badval-own", 3), null);
+    APPS.assertAllOnPrimary(app, "badval-own");
     assertOneLine(app, "ERROR", "maxAge", "banana");
   }
 
   @Test
   void aMalformedArgumentIsOneErrorLine() throws Exception {
-    AppProcess app = Apps.run("plain+agent(malformed)", apps.plain("replica", "malformed-own", 3), null);
-    apps.assertAllOnPrimary(app, "malformed-own");
+    AppProcess app = Apps.run("plain+agent(malformed)", APPS.plain("replica", "malformed-own", 3), null);
+    APPS.assertAllOnPrimary(app, "malformed-own");
     assertOneLine(app, "ERROR", "key=value");
   }
 
   @Test
   void noArgumentAtAllLeavesEverythingAlone() throws Exception {
-    AppProcess app = Apps.run("plain+agent(no argument)", apps.plain("", "noarg-own", 3), null);
-    apps.assertAllOnPrimary(app, "noarg-own");
+    AppProcess app = Apps.run("plain+agent(no argument)", APPS.plain("", "noarg-own", 3), null);
+    APPS.assertAllOnPrimary(app, "noarg-own");
     assertOneLine(app, "ERROR", "OMNIUM_AGENT_ARGS");
   }
 
   @Test
   void anUnknownKeyInASpringBootFatJarIsCaughtAtTheFirstConnection() throws Exception {
     // At premain the fat jar's pgjdbc is not visible yet: the key is checked next to it.
-    String args = "replca=" + cluster.replica(0).hostPort() + "&applicationName=boottypo";
-    AppProcess app = Apps.run("spring+agent(unknown key)", apps.spring(args, "boottypo-own", 2), null);
-    apps.assertAllOnPrimary(app, "boottypo-own");
+    String args = "replca=" + SANDBOX.replica(0).hostPort() + "&applicationName=boottypo";
+    AppProcess app = Apps.run("spring+agent(unknown key)", APPS.spring(args, "boottypo-own", 2), null);
+    APPS.assertAllOnPrimary(app, "boottypo-own");
     assertOneLine(app, "ERROR", "replca");
   }
 
@@ -84,9 +74,9 @@ class AgentRobustnessIT {
   void anUnreachableReplicaIsOneWarningAndReadsUseTheFallbackPool() throws Exception {
     int closed = Apps.freePort();
     String args = "replica=127.0.0.1:" + closed + "&applicationName=noreplica&heartbeatInterval=200ms";
-    AppProcess app = Apps.run("plain+agent(unreachable replica)", apps.plain(args, "noreplica-own", 5), null);
+    AppProcess app = Apps.run("plain+agent(unreachable replica)", APPS.plain(args, "noreplica-own", 5), null);
     for (Where w : app.wheres()) {
-      assertEquals(cluster.primary().port(), w.port(), w + "\n" + app.transcript());
+      assertEquals(SANDBOX.primary().port(), w.port(), w + "\n" + app.transcript());
       String expected = w.unit().equals("xa") ? "noreplica-own" : w.isRead() ? "noreplica:fallback" : "noreplica";
       assertEquals(expected, w.applicationName(), w + "\n" + app.transcript());
     }
@@ -97,14 +87,14 @@ class AgentRobustnessIT {
 
   @Test
   void runtimeAttachRoutesConnectionsOpenedAfterwards() throws Exception {
-    AppProcess app = AppProcess.start("plain(attach)", apps.plain(null, "attach-own", 12, "wait"), null);
+    AppProcess app = AppProcess.start("plain(attach)", APPS.plain(null, "attach-own", 12, "wait"), null);
     try {
       String ready = app.awaitLine("READY ", Duration.ofSeconds(30));
       long pid = Long.parseLong(ready.substring("READY ".length()).trim());
       assertEquals(app.pid(), pid);
 
       List<String> attach = new ArrayList<>(List.of(AppProcess.JAVA, "-jar", Apps.agentJar(), "attach",
-          Long.toString(pid), apps.agentArgs("attached")));
+          Long.toString(pid), APPS.agentArgs("attached")));
       AppProcess cli = AppProcess.start("attach-cli", attach, null);
       int code;
       try {
@@ -131,14 +121,14 @@ class AgentRobustnessIT {
       // Before the attach: plain pgjdbc on the primary.
       assertEquals(2, before.size(), app.transcript());
       for (Where w : before) {
-        assertEquals(cluster.primary().port(), w.port());
+        assertEquals(SANDBOX.primary().port(), w.port());
         assertEquals("attach-own", w.applicationName(), w.toString());
       }
       // The connection opened before the attach stays plain pgjdbc.
       assertTrue(old != null && !old.inRecovery() && "attach-own".equals(old.applicationName()),
           "old connection: " + old + "\n" + app.transcript());
       // Connections opened afterwards route.
-      apps.assertRouted(after, app.transcript(), "attached", 3);
+      APPS.assertRouted(after, app.transcript(), "attached", 3);
       assertTrue(app.agentLines().stream().anyMatch(l -> l.contains("INFO active:")), app.transcript());
       assertEquals(List.of(), Apps.problems(app), app.transcript());
     } finally {

@@ -3,12 +3,10 @@ package dev.omnium.agenttests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -18,16 +16,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class AgentRoutingIT {
   @RegisterExtension
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
-  static PgCluster cluster;
-  static Apps apps;
-
-  @BeforeAll
-  static void up() throws Exception {
-    cluster = SANDBOX.cluster();
-    apps = new Apps(cluster);
-    apps.createSchema();
-  }
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).sql(Apps.SCHEMA).build();
+  static final Apps APPS = new Apps(SANDBOX);
 
   /** One clean INFO line that says the agent is on, nothing at WARN or ERROR. */
   static void assertQuietlyActive(AppProcess app) {
@@ -40,8 +30,8 @@ class AgentRoutingIT {
 
   @Test
   void plainJdbcRoutesReadOnlyWorkToTheReplica() throws Exception {
-    AppProcess app = Apps.run("plain+agent", apps.plain(apps.agentArgs("plain"), "plain-own", 15), null);
-    apps.assertRouted(app, "plain", 3);
+    AppProcess app = Apps.run("plain+agent", APPS.plain(APPS.agentArgs("plain"), "plain-own", 15), null);
+    APPS.assertRouted(app, "plain", 3);
     assertQuietlyActive(app);
     // Nothing else on stderr: no JVM warning (nothing is appended to the bootstrap path, so class
     // data sharing stays on) and no Byte Buddy/Unsafe warning.
@@ -50,21 +40,21 @@ class AgentRoutingIT {
     assertEquals("CLASSES dev.omnium.agent.bundle.jdbc.OmniumConnection org.postgresql.jdbc.PgConnection true",
         app.awaitLine("CLASSES ", Duration.ofSeconds(1)));
     // PGXADataSource casts to pgjdbc's own class: its connections stay plain pgjdbc, and work.
-    assertEquals("WHERE xa false " + cluster.primary().port() + " plain-own", app.awaitLine("WHERE xa ", Duration.ofSeconds(1)));
+    assertEquals("WHERE xa false " + SANDBOX.primary().port() + " plain-own", app.awaitLine("WHERE xa ", Duration.ofSeconds(1)));
   }
 
   @Test
   void argumentsComeFromTheEnvironmentWhenThereIsNoAgentArgument() throws Exception {
-    AppProcess app = Apps.run("plain+agent(env)", apps.plain("", "env-own", 15),
-        Map.of("OMNIUM_AGENT_ARGS", apps.agentArgs("fromenv")));
-    apps.assertRouted(app, "fromenv", 3);
+    AppProcess app = Apps.run("plain+agent(env)", APPS.plain("", "env-own", 15),
+        Map.of("OMNIUM_AGENT_ARGS", APPS.agentArgs("fromenv")));
+    APPS.assertRouted(app, "fromenv", 3);
     assertQuietlyActive(app);
   }
 
   @Test
   void connectionsThatDoNotMatchAreUntouched() throws Exception {
-    AppProcess app = Apps.run("plain+agent(match)", apps.plain(apps.agentArgs("matched") + "&match=other-db", "unmatched", 4), null);
-    apps.assertAllOnPrimary(app, "unmatched");
+    AppProcess app = Apps.run("plain+agent(match)", APPS.plain(APPS.agentArgs("matched") + "&match=other-db", "unmatched", 4), null);
+    APPS.assertAllOnPrimary(app, "unmatched");
     assertQuietlyActive(app);
   }
 
@@ -72,15 +62,15 @@ class AgentRoutingIT {
 
   @Test
   void hikariWithJdbcUrlRoutesReadOnlyTransactions() throws Exception {
-    AppProcess app = Apps.run("hikari+agent", apps.hikari(apps.agentArgs("hik"), "jdbcUrl", "hik-own", 4, 8), null);
-    apps.assertRouted(app, "hik", 4);
+    AppProcess app = Apps.run("hikari+agent", APPS.hikari(APPS.agentArgs("hik"), "jdbcUrl", "hik-own", 4, 8), null);
+    APPS.assertRouted(app, "hik", 4);
     assertQuietlyActive(app);
   }
 
   @Test
   void hikariWithPgSimpleDataSourceRoutesReadOnlyTransactions() throws Exception {
-    AppProcess app = Apps.run("hikari(ds)+agent", apps.hikari(apps.agentArgs("hikds"), "dataSource", "hikds-own", 3, 8), null);
-    apps.assertRouted(app, "hikds", 3);
+    AppProcess app = Apps.run("hikari(ds)+agent", APPS.hikari(APPS.agentArgs("hikds"), "dataSource", "hikds-own", 3, 8), null);
+    APPS.assertRouted(app, "hikds", 3);
     assertQuietlyActive(app);
   }
 
@@ -88,8 +78,8 @@ class AgentRoutingIT {
 
   @Test
   void springBootFatJarRoutesReadOnlyTransactions() throws Exception {
-    AppProcess app = Apps.run("spring+agent", apps.spring(apps.agentArgs("boot"), "boot-own", 12), null);
-    apps.assertRouted(app, "boot", 3);
+    AppProcess app = Apps.run("spring+agent", APPS.spring(APPS.agentArgs("boot"), "boot-own", 12), null);
+    APPS.assertRouted(app, "boot", 3);
     assertQuietlyActive(app);
   }
 
@@ -97,12 +87,12 @@ class AgentRoutingIT {
 
   @Test
   void withoutTheAgentEverythingRunsOnThePrimary() throws Exception {
-    AppProcess plain = Apps.run("plain", apps.plain(null, "plain-control", 3), null);
-    apps.assertAllOnPrimary(plain, "plain-control");
+    AppProcess plain = Apps.run("plain", APPS.plain(null, "plain-control", 3), null);
+    APPS.assertAllOnPrimary(plain, "plain-control");
     assertEquals("CLASSES org.postgresql.jdbc.PgConnection org.postgresql.jdbc.PgConnection true",
         plain.awaitLine("CLASSES ", Duration.ofSeconds(1)));
-    apps.assertAllOnPrimary(Apps.run("hikari", apps.hikari(null, "jdbcUrl", "hik-control", 2, 2), null), "hik-control");
-    apps.assertAllOnPrimary(Apps.run("hikari(ds)", apps.hikari(null, "dataSource", "hikds-control", 2, 2), null), "hikds-control");
-    apps.assertAllOnPrimary(Apps.run("spring", apps.spring(null, "boot-control", 2), null), "boot-control");
+    APPS.assertAllOnPrimary(Apps.run("hikari", APPS.hikari(null, "jdbcUrl", "hik-control", 2, 2), null), "hik-control");
+    APPS.assertAllOnPrimary(Apps.run("hikari(ds)", APPS.hikari(null, "dataSource", "hikds-control", 2, 2), null), "hikds-control");
+    APPS.assertAllOnPrimary(Apps.run("spring", APPS.spring(null, "boot-control", 2), null), "boot-control");
   }
 }

@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,23 +15,19 @@ import java.util.Map;
 
 /**
  * How the tests launch the applications (with or without the agent) and what they assert about
- * the WHERE lines. One instance per test class, around that class's cluster.
+ * the WHERE lines. One instance per test class, around that class's sandbox.
  */
 final class Apps {
   static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
 
-  final PgCluster cluster;
+  /** The table the applications write to: put it in the sandbox's SQL ({@code sql(SCHEMA)}). */
+  static final String SCHEMA = "CREATE TABLE IF NOT EXISTS agent_writes"
+      + " (id bigserial PRIMARY KEY, app text, at timestamptz DEFAULT now())";
 
-  Apps(PgCluster cluster) {
-    this.cluster = cluster;
-  }
+  private final PgSandbox sandbox;
 
-  /** Creates the table the applications write to. */
-  void createSchema() throws Exception {
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE IF NOT EXISTS agent_writes (id bigserial PRIMARY KEY, app text, at timestamptz DEFAULT now())");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
+  Apps(PgSandbox sandbox) {
+    this.sandbox = sandbox;
   }
 
   static String agentJar() {
@@ -50,12 +44,12 @@ final class Apps {
 
   /** The application's own, unmodified URL: plain pgjdbc, with its own ApplicationName. */
   String appUrl(String ownName) {
-    return "jdbc:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database() + "?ApplicationName=" + ownName;
+    return "jdbc:postgresql://" + sandbox.primary().hostPort() + "/" + sandbox.cluster().database() + "?ApplicationName=" + ownName;
   }
 
   /** The agent argument for this cluster's replica. */
   String agentArgs(String applicationName) {
-    return "replica=" + cluster.replica(0).hostPort() + "&applicationName=" + applicationName
+    return "replica=" + sandbox.replica(0).hostPort() + "&applicationName=" + applicationName
         + "&heartbeatInterval=200ms&maxAge=5s";
   }
 
@@ -79,14 +73,14 @@ final class Apps {
   }
 
   List<String> plain(String agentArg, String ownName, int rounds, String... extra) {
-    List<String> args = new ArrayList<>(List.of(appUrl(ownName), cluster.user(), Integer.toString(rounds), "100"));
+    List<String> args = new ArrayList<>(List.of(appUrl(ownName), sandbox.cluster().user(), Integer.toString(rounds), "100"));
     args.addAll(List.of(extra));
     return java(agentArg, "apps.plain.classpath", "dev.omnium.agenttests.apps.PlainJdbcApp", args.toArray(new String[0]));
   }
 
   List<String> hikari(String agentArg, String mode, String ownName, int threads, int rounds) {
     return java(agentArg, "apps.hikari.classpath", "dev.omnium.agenttests.apps.HikariApp",
-        mode, appUrl(ownName), cluster.user(), Integer.toString(threads), Integer.toString(rounds), "100");
+        mode, appUrl(ownName), sandbox.cluster().user(), Integer.toString(threads), Integer.toString(rounds), "100");
   }
 
   List<String> spring(String agentArg, String ownName, int rounds) {
@@ -97,7 +91,7 @@ final class Apps {
     cmd.add("-jar");
     cmd.add(property("apps.spring.jar"));
     cmd.add("--spring.datasource.url=" + appUrl(ownName));
-    cmd.add("--spring.datasource.username=" + cluster.user());
+    cmd.add("--spring.datasource.username=" + sandbox.cluster().user());
     cmd.add("--spring.main.banner-mode=off");
     cmd.add("--logging.level.root=WARN");
     cmd.add("--rounds=" + rounds);
@@ -139,7 +133,7 @@ final class Apps {
     assertFalse(all.isEmpty(), "no WHERE lines\n" + app.transcript());
     for (Where w : all) {
       assertFalse(w.inRecovery(), w + " ran on a replica\n" + app.transcript());
-      assertEquals(cluster.primary().port(), w.port(), w + " not on the primary\n" + app.transcript());
+      assertEquals(sandbox.primary().port(), w.port(), w + " not on the primary\n" + app.transcript());
       assertEquals(ownName, w.applicationName(), w + ": application_name\n" + app.transcript());
     }
   }
@@ -161,15 +155,15 @@ final class Apps {
       if (w.isWrite()) {
         writes++;
         assertFalse(w.inRecovery(), w + ": a write ran on a replica\n" + transcript);
-        assertEquals(cluster.primary().port(), w.port(), w + ": a write not on the primary\n" + transcript);
+        assertEquals(sandbox.primary().port(), w.port(), w + ": a write not on the primary\n" + transcript);
         assertEquals(appName, w.applicationName(), w + ": application_name of a write\n" + transcript);
       } else if (w.isRead()) {
         reads.add(w);
         if (w.inRecovery()) {
-          assertEquals(cluster.replica(0).port(), w.port(), w + "\n" + transcript);
+          assertEquals(sandbox.replica(0).port(), w.port(), w + "\n" + transcript);
           assertEquals(appName + ":replica", w.applicationName(), w + "\n" + transcript);
         } else {
-          assertEquals(cluster.primary().port(), w.port(), w + "\n" + transcript);
+          assertEquals(sandbox.primary().port(), w.port(), w + "\n" + transcript);
           assertEquals(appName + ":fallback", w.applicationName(),
               w + ": a read on the primary must be a fallback read\n" + transcript);
         }

@@ -73,8 +73,7 @@ final class BatchScenarios {
         })
         .add("failed-prepared-batch-is-emptied", r -> {
           r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
             ps.setInt(1, 1);
             ps.setString(2, "a");
@@ -105,8 +104,7 @@ final class BatchScenarios {
         })
         .add("batch-in-transaction-rolled-back", r -> {
           r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO t VALUES (?, 'x')")) {
             for (int i = 1; i <= 3; i++) {
               ps.setInt(1, i);
@@ -142,9 +140,7 @@ final class BatchScenarios {
         })
         .add("batch-in-read-only-transaction", r -> {
           r.table("t");
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
+          Connection c = r.openReadOnlyTransaction();
           try (Statement st = c.createStatement()) {
             st.addBatch("INSERT INTO t VALUES (1, 'a')");
             batch(r, "batch", st);

@@ -98,8 +98,7 @@ final class CallableScenarios {
         })
         .add("callable-in-transaction", r -> {
           routines(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           try (CallableStatement cs = c.prepareCall("call conf_p(?)")) {
             cs.setInt(1, 1);
             cs.registerOutParameter(1, Types.INTEGER);

@@ -13,12 +13,33 @@ final class CursorScenarios {
         "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 10) g");
   }
 
+  /** What a scenario does to an open read-only transaction's result before reading the rest. */
+  @FunctionalInterface
+  interface ResultStep {
+    void run(Run r, Connection c, ResultSet rs) throws Exception;
+  }
+
+  /**
+   * Three rows read in a read-only transaction: {@code step} ends the transaction somehow, then
+   * the rest of the result is read ({@code rest}) and the statement closed.
+   */
+  static Scenario.Program readOnlyResultAfter(ResultStep step) {
+    return r -> {
+      ten(r);
+      Connection c = r.openReadOnlyTransaction();
+      Statement st = c.createStatement();
+      ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id LIMIT 3");
+      step.run(r, c, rs);
+      r.call("rest", () -> Run.renderRows(rs));
+      st.close();
+    };
+  }
+
   static Scenarios.Group group() {
     return new Scenarios.Group("cursors")
         .add("fetch-size-in-transaction", r -> {
           ten(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           try (Statement st = c.createStatement()) {
             st.setFetchSize(3);
             r.call("fetch-size", st::getFetchSize);
@@ -28,9 +49,7 @@ final class CursorScenarios {
         })
         .add("fetch-size-read-only-transaction", r -> {
           ten(r);
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
+          Connection c = r.openReadOnlyTransaction();
           try (Statement st = c.createStatement()) {
             st.setFetchSize(2);
             ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id");
@@ -49,8 +68,7 @@ final class CursorScenarios {
         })
         .add("cursor-across-commit", r -> {
           ten(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Statement st = c.createStatement();
           st.setFetchSize(2);
           ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id");
@@ -120,9 +138,7 @@ final class CursorScenarios {
         })
         .add("updatable-in-read-only-transaction", r -> {
           ten(r);
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
+          Connection c = r.openReadOnlyTransaction();
           try (Statement st = c.createStatement(ResultSet.TYPE_FORWARD_ONLY,
               ResultSet.CONCUR_UPDATABLE);
                   ResultSet rs = st.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
@@ -153,8 +169,7 @@ final class CursorScenarios {
         })
         .add("hold-cursor-over-commit", r -> {
           ten(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Statement st = c.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY,
               ResultSet.HOLD_CURSORS_OVER_COMMIT);
           st.setFetchSize(3);
@@ -165,30 +180,13 @@ final class CursorScenarios {
           st.close();
           c.commit();
         })
-        .add("read-only-result-after-commit", r -> {
-          ten(r);
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
-          Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id LIMIT 3");
+        .add("read-only-result-after-commit", readOnlyResultAfter((r, c, rs) -> {
           r.call("first", () -> rs.next() ? rs.getInt(1) : -1);
           r.act("commit", c::commit);
           r.call("closed", rs::isClosed);
-          r.call("rest", () -> Run.renderRows(rs));
-          st.close();
-        })
-        .add("result-after-set-autocommit", r -> {
-          ten(r);
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
-          Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id LIMIT 3");
-          r.act("autocommit", () -> c.setAutoCommit(true));
-          r.call("rest", () -> Run.renderRows(rs));
-          st.close();
-        })
+        }))
+        .add("result-after-set-autocommit", readOnlyResultAfter((r, c, rs) ->
+            r.act("autocommit", () -> c.setAutoCommit(true))))
         .add("fetch-direction", r -> {
           Connection c = r.open();
           try (Statement st = c.createStatement()) {

@@ -11,6 +11,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Properties;
 
 /**
@@ -53,7 +54,7 @@ public final class ForkMain {
       }
     };
     if (warm) {
-      out.println("WARM " + awaitReplicaReads(source));
+      out.println("WARM " + awaitReplicaReads(source, Duration.ofSeconds(20)));
     }
     int n = 0;
     for (Scenario s : Scenarios.all()) {
@@ -72,8 +73,13 @@ public final class ForkMain {
     System.exit(0);
   }
 
-  private static boolean awaitReplicaReads(Source source) throws Exception {
-    long deadline = System.nanoTime() + 20_000_000_000L;
+  /**
+   * Waits (bounded) until a read-only statement of {@code source} runs on a replica, so that the
+   * scenarios' reads take the replica route; returns false when it did not happen in time (the
+   * reads then take the fallback route, which the suite accepts as well).
+   */
+  static boolean awaitReplicaReads(Source source, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       try (Connection c = source.open()) {
         c.setReadOnly(true);

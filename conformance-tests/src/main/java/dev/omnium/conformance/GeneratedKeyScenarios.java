@@ -90,8 +90,7 @@ final class GeneratedKeyScenarios {
         })
         .add("generated-keys-in-transaction", r -> {
           serial(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           try (Statement st = c.createStatement()) {
             r.call("count", () -> st.executeUpdate("INSERT INTO g (v) VALUES ('t')",
                 Statement.RETURN_GENERATED_KEYS));

@@ -56,8 +56,7 @@ final class LifecycleScenarios {
           r.call("negative", () -> c.isValid(-1));
         })
         .add("is-valid-in-failed-transaction", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.q("fail", c, "SELECT 1/0");
           r.call("valid", () -> c.isValid(5));
           r.q("still-aborted", c, "SELECT 1");
@@ -73,10 +72,7 @@ final class LifecycleScenarios {
           r.act("close", c::close);
         })
         .add("abort-rolls-back", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.act("abort", () -> c.abort(Runnable::run));
           r.call("closed", c::isClosed);
           r.settled("after-abort");
@@ -95,8 +91,7 @@ final class LifecycleScenarios {
         .add("close-with-open-transaction-releases-locks", r -> {
           r.setup("DROP TABLE IF EXISTS t CASCADE", "CREATE TABLE t (id int PRIMARY KEY, v text)",
               "INSERT INTO t VALUES (1, 'a')");
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.q("lock", c, "SELECT v FROM t FOR UPDATE");
           c.close();
           r.settled("after-close");

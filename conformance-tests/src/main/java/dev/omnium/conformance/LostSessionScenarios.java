@@ -11,13 +11,24 @@ import java.sql.Savepoint;
 final class LostSessionScenarios {
   private LostSessionScenarios() { }
 
+  /**
+   * Session state made with {@code sql} (recorded as {@code key}), the session lost, then
+   * {@code read} twice (as {@code readKey} and {@code readKey-again}).
+   */
+  static Scenario.Program readsAfterLoss(String key, String sql, String readKey, String read) {
+    return r -> {
+      Connection c = r.open();
+      r.u(key, c, sql);
+      r.kill(c);
+      r.q(readKey, c, read);
+      r.q(readKey + "-again", c, read);
+    };
+  }
+
   static Scenarios.Group group() {
     return new Scenarios.Group("lost-session")
         .add("in-transaction", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           r.kill(c);
           r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
           r.u("c", c, "INSERT INTO t VALUES (3, 'c')");
@@ -36,15 +47,10 @@ final class LostSessionScenarios {
           r.rows("t");
         })
         .add("after-commit", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           c.commit();
           r.kill(c);
-          r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
-          r.act("commit", c::commit);
-          r.rows("t");
+          r.rowBThenCommit(c);
         })
         .add("holding-advisory-lock", r -> {
           Connection c = r.open();
@@ -54,20 +60,10 @@ final class LostSessionScenarios {
               + " AND objid = 777 AND pid = pg_backend_pid()");
           r.settled("after");
         })
-        .add("with-temp-table", r -> {
-          Connection c = r.open();
-          r.u("create", c, "CREATE TEMP TABLE tmp_lost (x int)");
-          r.kill(c);
-          r.q("read", c, "SELECT count(*) FROM tmp_lost");
-          r.q("read-again", c, "SELECT count(*) FROM tmp_lost");
-        })
-        .add("with-session-setting", r -> {
-          Connection c = r.open();
-          r.u("set", c, "SET work_mem = '11MB'");
-          r.kill(c);
-          r.q("show", c, "SHOW work_mem");
-          r.q("show-again", c, "SHOW work_mem");
-        })
+        .add("with-temp-table", readsAfterLoss("create", "CREATE TEMP TABLE tmp_lost (x int)",
+            "read", "SELECT count(*) FROM tmp_lost"))
+        .add("with-session-setting", readsAfterLoss("set", "SET work_mem = '11MB'",
+            "show", "SHOW work_mem"))
         .add("is-valid-first", r -> {
           Connection c = r.open();
           r.q("first", c, "SELECT 1");
@@ -77,35 +73,24 @@ final class LostSessionScenarios {
           r.q("after", c, "SELECT 1");
         })
         .add("close-after-loss", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.q("first", c, "SELECT 1");
           r.kill(c);
           r.act("close", c::close);
           r.call("closed", c::isClosed);
         })
         .add("rollback-after-loss", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           r.kill(c);
           r.act("rollback", c::rollback);
-          r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
-          r.act("commit", c::commit);
-          r.rows("t");
+          r.rowBThenCommit(c);
         })
         .add("in-savepoint", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           Savepoint sp = c.setSavepoint();
           r.kill(c);
           r.act("rollback-to", () -> c.rollback(sp));
-          r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
-          r.act("commit", c::commit);
-          r.rows("t");
+          r.rowBThenCommit(c);
         })
         .add("getters-after-loss", r -> {
           Connection c = r.open();
@@ -117,10 +102,7 @@ final class LostSessionScenarios {
           r.state("end", c);
         })
         .add("set-autocommit-after-loss-in-transaction", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           r.kill(c);
           r.act("autocommit", () -> c.setAutoCommit(true));
           r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
@@ -142,9 +124,7 @@ final class LostSessionScenarios {
         .add("read-only-transaction", r -> {
           r.setup("DROP TABLE IF EXISTS t CASCADE", "CREATE TABLE t (id int PRIMARY KEY, v text)",
               "INSERT INTO t VALUES (1, 'a')");
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
+          Connection c = r.openReadOnlyTransaction();
           r.q("read", c, "SELECT v FROM t");
           r.kill(c);
           r.q("read-after", c, "SELECT v FROM t");

@@ -92,8 +92,7 @@ final class MetadataScenarios {
         })
         .add("metadata-inside-transaction", r -> {
           table(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.u("create", c, "CREATE TABLE md_tx_only (x int)");
           DatabaseMetaData md = c.getMetaData();
           r.call("sees-uncommitted", () -> rows(md.getTables(null, "public", "md_tx_only", null),

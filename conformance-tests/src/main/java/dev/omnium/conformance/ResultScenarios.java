@@ -30,6 +30,54 @@ final class ResultScenarios {
     return s.toString();
   }
 
+  /** What a scenario reads after {@code getMoreResults(current)} moved past the first result. */
+  @FunctionalInterface
+  interface AfterMore {
+    void run(Run r, Statement st, ResultSet first) throws Exception;
+  }
+
+  /**
+   * Two results ({@code SELECT 1; SELECT 2}): {@code more} is {@code getMoreResults(current)},
+   * {@code first-closed} whether the first result survived it, then {@code then}.
+   */
+  static Scenario.Program moreResults(int current, AfterMore then) {
+    return r -> {
+      Connection c = r.open();
+      try (Statement st = c.createStatement()) {
+        st.execute("SELECT 1; SELECT 2");
+        ResultSet first = st.getResultSet();
+        r.call("more", () -> st.getMoreResults(current));
+        r.call("first-closed", first::isClosed);
+        then.run(r, st, first);
+      }
+    };
+  }
+
+  /**
+   * A result ({@code a1}) stays readable ({@code a-rest}) while another statement runs
+   * ({@code b}); read-only, the connection is then made read-write ({@code a-closed}).
+   */
+  static Scenario.Program resultAfterOtherStatement(boolean readOnly) {
+    return r -> {
+      Connection c = r.open();
+      if (readOnly) {
+        c.setReadOnly(true);
+      }
+      Statement a = c.createStatement();
+      ResultSet ra = a.executeQuery("SELECT generate_series(1, 3)");
+      r.call("a1", () -> ra.next() ? ra.getInt(1) : -1);
+      try (Statement b = c.createStatement()) {
+        r.call("b", () -> Run.renderRows(b.executeQuery("SELECT 'b'")));
+      }
+      r.call("a-rest", () -> Run.renderRows(ra));
+      if (readOnly) {
+        c.setReadOnly(false);
+        r.call("a-closed", ra::isClosed);
+      }
+      a.close();
+    };
+  }
+
   static Scenarios.Group group() {
     return new Scenarios.Group("results")
         .add("multiple-selects", r -> {
@@ -47,29 +95,15 @@ final class ResultScenarios {
           }
           r.rows("t");
         })
-        .add("keep-current-result", r -> {
-          Connection c = r.open();
-          try (Statement st = c.createStatement()) {
-            st.execute("SELECT 1; SELECT 2");
-            ResultSet first = st.getResultSet();
-            r.call("more", () -> st.getMoreResults(Statement.KEEP_CURRENT_RESULT));
-            r.call("first-closed", first::isClosed);
-            r.call("first-next", first::next);
-            r.call("first-value", () -> first.getInt(1));
-            r.call("second", () -> Run.renderRows(st.getResultSet()));
-          }
-        })
-        .add("close-current-result", r -> {
-          Connection c = r.open();
-          try (Statement st = c.createStatement()) {
-            st.execute("SELECT 1; SELECT 2");
-            ResultSet first = st.getResultSet();
-            r.call("more", () -> st.getMoreResults(Statement.CLOSE_CURRENT_RESULT));
-            r.call("first-closed", first::isClosed);
-            r.call("more-again", st::getMoreResults);
-            r.call("count", st::getUpdateCount);
-          }
-        })
+        .add("keep-current-result", moreResults(Statement.KEEP_CURRENT_RESULT, (r, st, first) -> {
+          r.call("first-next", first::next);
+          r.call("first-value", () -> first.getInt(1));
+          r.call("second", () -> Run.renderRows(st.getResultSet()));
+        }))
+        .add("close-current-result", moreResults(Statement.CLOSE_CURRENT_RESULT, (r, st, first) -> {
+          r.call("more-again", st::getMoreResults);
+          r.call("count", st::getUpdateCount);
+        }))
         .add("update-count-of-select", r -> {
           Connection c = r.open();
           try (Statement st = c.createStatement()) {
@@ -145,30 +179,7 @@ final class ResultScenarios {
             r.call("update", () -> st.executeUpdate("SELECT 1"));
           }
         })
-        .add("result-after-other-statement", r -> {
-          Connection c = r.open();
-          Statement a = c.createStatement();
-          ResultSet ra = a.executeQuery("SELECT generate_series(1, 3)");
-          r.call("a1", () -> ra.next() ? ra.getInt(1) : -1);
-          try (Statement b = c.createStatement()) {
-            r.call("b", () -> Run.renderRows(b.executeQuery("SELECT 'b'")));
-          }
-          r.call("a-rest", () -> Run.renderRows(ra));
-          a.close();
-        })
-        .add("read-only-result-after-other-statement", r -> {
-          Connection c = r.open();
-          c.setReadOnly(true);
-          Statement a = c.createStatement();
-          ResultSet ra = a.executeQuery("SELECT generate_series(1, 3)");
-          r.call("a1", () -> ra.next() ? ra.getInt(1) : -1);
-          try (Statement b = c.createStatement()) {
-            r.call("b", () -> Run.renderRows(b.executeQuery("SELECT 'b'")));
-          }
-          r.call("a-rest", () -> Run.renderRows(ra));
-          c.setReadOnly(false);
-          r.call("a-closed", ra::isClosed);
-          a.close();
-        });
+        .add("result-after-other-statement", resultAfterOtherStatement(false))
+        .add("read-only-result-after-other-statement", resultAfterOtherStatement(true));
   }
 }

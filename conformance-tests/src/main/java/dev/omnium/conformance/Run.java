@@ -55,6 +55,43 @@ public final class Run implements AutoCloseable {
     return c;
   }
 
+  /** @return {@link #open()} with autocommit off: its next statement begins a transaction */
+  public Connection openTransaction() throws SQLException {
+    Connection c = open();
+    c.setAutoCommit(false);
+    return c;
+  }
+
+  /**
+   * @return {@link #open()} read-only, then with autocommit off (in that order, as a framework's
+   *     read-only transaction begins)
+   */
+  public Connection openReadOnlyTransaction() throws SQLException {
+    Connection c = open();
+    c.setReadOnly(true);
+    c.setAutoCommit(false);
+    return c;
+  }
+
+  /**
+   * A fresh table {@code t} and a transaction that inserted row 1 (recorded as {@code key}).
+   *
+   * @return the connection, its transaction open
+   */
+  public Connection transactionWithRowA(String key) throws Exception {
+    table("t");
+    Connection c = openTransaction();
+    u(key, c, "INSERT INTO t VALUES (1, 'a')");
+    return c;
+  }
+
+  /** Inserts row 2 on {@code c} ({@code b}), commits ({@code commit}) and records t's rows. */
+  public void rowBThenCommit(Connection c) throws Exception {
+    u("b", c, "INSERT INTO t VALUES (2, 'b')");
+    act("commit", c::commit);
+    rows("t");
+  }
+
   // ---------------------------------------------------------------- what the application saw
 
   /** Records a value. */

@@ -10,10 +10,7 @@ final class SavepointScenarios {
   static Scenarios.Group group() {
     return new Scenarios.Group("savepoints")
         .add("rollback-to-savepoint", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           Savepoint sp = c.setSavepoint();
           r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
           r.act("rollback-to", () -> c.rollback(sp));
@@ -21,16 +18,14 @@ final class SavepointScenarios {
           r.rows("t");
         })
         .add("named-savepoint", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint sp = c.setSavepoint("sp1");
           r.call("name", sp::getSavepointName);
           r.call("id", sp::getSavepointId);
           c.rollback();
         })
         .add("unnamed-savepoint", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint sp = c.setSavepoint();
           Savepoint sp2 = c.setSavepoint();
           // ids are per physical session in pgjdbc: only their validity and uniqueness matter
@@ -41,8 +36,7 @@ final class SavepointScenarios {
           c.rollback();
         })
         .add("release-then-rollback-to", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint sp = c.setSavepoint("x");
           r.act("release", () -> c.releaseSavepoint(sp));
           r.act("rollback-to", () -> c.rollback(sp));
@@ -55,8 +49,7 @@ final class SavepointScenarios {
         })
         .add("nested-rollback-to-outer", r -> {
           r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint outer = c.setSavepoint("outer");
           r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
           Savepoint inner = c.setSavepoint("inner");
@@ -68,23 +61,16 @@ final class SavepointScenarios {
           r.rows("t");
         })
         .add("error-recovered-by-savepoint", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("a", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("a");
           Savepoint sp = c.setSavepoint();
           r.u("dup", c, "INSERT INTO t VALUES (1, 'dup')");
           r.act("rollback-to", () -> c.rollback(sp));
-          r.u("b", c, "INSERT INTO t VALUES (2, 'b')");
-          r.act("commit", c::commit);
-          r.rows("t");
+          r.rowBThenCommit(c);
         })
         .add("savepoint-in-read-only-transaction", r -> {
           r.setup("DROP TABLE IF EXISTS t CASCADE", "CREATE TABLE t (id int PRIMARY KEY, v text)",
               "INSERT INTO t VALUES (1, 'a')");
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
+          Connection c = r.openReadOnlyTransaction();
           r.q("first", c, "SELECT v FROM t");
           Savepoint sp = c.setSavepoint();
           r.q("bad", c, "SELECT 1/0");
@@ -93,8 +79,7 @@ final class SavepointScenarios {
           r.act("commit", c::commit);
         })
         .add("savepoint-after-commit-is-gone", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Savepoint sp = c.setSavepoint("gone");
           c.commit();
           r.act("rollback-to", () -> c.rollback(sp));

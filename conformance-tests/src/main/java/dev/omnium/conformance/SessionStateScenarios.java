@@ -22,19 +22,60 @@ final class SessionStateScenarios {
         "CREATE TABLE public.marker (v text)", "INSERT INTO public.marker VALUES ('public')");
   }
 
+  /** What a dirty reader does to its read-only connection {@code i}. */
+  @FunctionalInterface
+  interface Dirt {
+    void apply(Connection c, int i) throws Exception;
+  }
+
   /** Opens {@code n} connections at once, runs {@code sql} read-only on each, closes them all. */
   static void dirtyReaders(Run r, int n, String sql) throws Exception {
+    dirtyReaders(r, n, (c, i) -> {
+      try (Statement st = c.createStatement()) {
+        st.execute(sql);
+      }
+    });
+  }
+
+  /**
+   * Opens {@code n} connections at once, each read-only and then dirtied by {@code dirt}, and
+   * closes them all.
+   */
+  static void dirtyReaders(Run r, int n, Dirt dirt) throws Exception {
     Connection[] cs = new Connection[n];
     for (int i = 0; i < n; i++) {
       cs[i] = r.open();
       cs[i].setReadOnly(true);
-      try (Statement st = cs[i].createStatement()) {
-        st.execute(sql);
-      }
+      dirt.apply(cs[i], i);
     }
     for (Connection c : cs) {
       c.close();
     }
+  }
+
+  /** Runs {@code SELECT 1} on {@code c} and closes its result. */
+  static void selectOne(Connection c) throws Exception {
+    try (Statement st = c.createStatement()) {
+      st.executeQuery("SELECT 1").close();
+    }
+  }
+
+  /**
+   * Three dirty readers ran {@code sql}; then three read-only transactions each try a write
+   * (which must fail on every route) and roll back.
+   */
+  static Scenario.Program writesAfterDirtyReaders(String sql) {
+    return r -> {
+      r.table("t");
+      dirtyReaders(r, 3, sql);
+      for (int i = 0; i < 3; i++) {
+        Connection c = r.openReadOnlyTransaction();
+        r.u("write" + i, c, "INSERT INTO t VALUES (" + i + ", 'leak')");
+        c.rollback();
+        c.close();
+      }
+      r.rows("t");
+    };
   }
 
   static Scenarios.Group group() {
@@ -66,18 +107,10 @@ final class SessionStateScenarios {
         })
         .add("schema-does-not-leak-to-next-reader", r -> {
           schemas(r);
-          Connection[] cs = new Connection[3];
-          for (int i = 0; i < cs.length; i++) {
-            cs[i] = r.open();
-            cs[i].setReadOnly(true);
-            cs[i].setSchema("tenant_b");
-            try (Statement st = cs[i].createStatement()) {
-              st.executeQuery("SELECT 1").close();
-            }
-          }
-          for (Connection c : cs) {
-            c.close();
-          }
+          dirtyReaders(r, 3, (c, i) -> {
+            c.setSchema("tenant_b");
+            selectOne(c);
+          });
           for (int i = 0; i < 3; i++) {
             Connection c = r.open();
             c.setReadOnly(true);
@@ -87,56 +120,24 @@ final class SessionStateScenarios {
           }
         })
         .add("isolation-does-not-leak-to-next-reader", r -> {
-          Connection[] cs = new Connection[3];
-          for (int i = 0; i < cs.length; i++) {
-            cs[i] = r.open();
-            cs[i].setReadOnly(true);
-            cs[i].setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
-            cs[i].setAutoCommit(false);
-            try (Statement st = cs[i].createStatement()) {
-              st.executeQuery("SELECT 1").close();
-            }
-            cs[i].commit();
-          }
-          for (Connection c : cs) {
-            c.close();
-          }
-          for (int i = 0; i < 3; i++) {
-            Connection c = r.open();
-            c.setReadOnly(true);
+          dirtyReaders(r, 3, (c, i) -> {
+            c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
             c.setAutoCommit(false);
+            selectOne(c);
+            c.commit();
+          });
+          for (int i = 0; i < 3; i++) {
+            Connection c = r.openReadOnlyTransaction();
             r.call("get" + i, c::getTransactionIsolation);
             r.q("server" + i, c, "SELECT current_setting('transaction_isolation')");
             c.commit();
             c.close();
           }
         })
-        .add("read-write-setting-does-not-leak", r -> {
-          r.table("t");
-          dirtyReaders(r, 3, "SET default_transaction_read_only = off");
-          for (int i = 0; i < 3; i++) {
-            Connection c = r.open();
-            c.setReadOnly(true);
-            c.setAutoCommit(false);
-            r.u("write" + i, c, "INSERT INTO t VALUES (" + i + ", 'leak')");
-            c.rollback();
-            c.close();
-          }
-          r.rows("t");
-        })
-        .add("session-characteristics-do-not-leak", r -> {
-          r.table("t");
-          dirtyReaders(r, 3, "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE");
-          for (int i = 0; i < 3; i++) {
-            Connection c = r.open();
-            c.setReadOnly(true);
-            c.setAutoCommit(false);
-            r.u("write" + i, c, "INSERT INTO t VALUES (" + i + ", 'leak')");
-            c.rollback();
-            c.close();
-          }
-          r.rows("t");
-        })
+        .add("read-write-setting-does-not-leak", writesAfterDirtyReaders(
+            "SET default_transaction_read_only = off"))
+        .add("session-characteristics-do-not-leak", writesAfterDirtyReaders(
+            "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"))
         .add("timezone-does-not-leak", r -> {
           dirtyReaders(r, 3, "SET TimeZone = 'Pacific/Kiritimati'");
           for (int i = 0; i < 3; i++) {
@@ -149,18 +150,10 @@ final class SessionStateScenarios {
           }
         })
         .add("client-info-does-not-leak", r -> {
-          Connection[] cs = new Connection[3];
-          for (int i = 0; i < cs.length; i++) {
-            cs[i] = r.open();
-            cs[i].setReadOnly(true);
-            cs[i].setClientInfo("ApplicationName", "tenant-" + i);
-            try (Statement st = cs[i].createStatement()) {
-              st.executeQuery("SELECT 1").close();
-            }
-          }
-          for (Connection c : cs) {
-            c.close();
-          }
+          dirtyReaders(r, 3, (c, i) -> {
+            c.setClientInfo("ApplicationName", "tenant-" + i);
+            selectOne(c);
+          });
           for (int i = 0; i < 3; i++) {
             Connection c = r.open();
             c.setReadOnly(true);

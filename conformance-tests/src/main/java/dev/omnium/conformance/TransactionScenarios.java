@@ -18,10 +18,7 @@ final class TransactionScenarios {
           r.rows("t");
         })
         .add("commit-makes-visible", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.rows("t");
           r.activity("in-transaction");
           r.act("commit", c::commit);
@@ -29,27 +26,18 @@ final class TransactionScenarios {
           r.activity("after-commit");
         })
         .add("rollback-discards", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.act("rollback", c::rollback);
           r.rows("t");
           r.q("select", c, "SELECT count(*) FROM t");
         })
         .add("close-without-commit", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.act("close", c::close);
           r.rows("t");
         })
         .add("error-aborts-transaction", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("insert1", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert1");
           r.u("duplicate", c, "INSERT INTO t VALUES (1, 'b')");
           r.u("after-error", c, "INSERT INTO t VALUES (2, 'c')");
           r.activity("aborted");
@@ -60,10 +48,7 @@ final class TransactionScenarios {
           r.rows("t");
         })
         .add("set-autocommit-true-commits", r -> {
-          r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+          Connection c = r.transactionWithRowA("insert");
           r.act("autocommit-on", () -> c.setAutoCommit(true));
           r.rows("t");
           r.activity("after");
@@ -84,8 +69,7 @@ final class TransactionScenarios {
           r.q("autocommit", c, "SELECT current_setting('transaction_isolation')");
         })
         .add("isolation-change-inside-transaction", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.q("first", c, "SELECT 1");
           r.act("set", () -> c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ));
           r.call("get", c::getTransactionIsolation);
@@ -108,30 +92,26 @@ final class TransactionScenarios {
           r.act("b-commit", b::commit);
         })
         .add("set-local-reverts", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.u("set", c, "SET LOCAL work_mem = '7MB'");
           r.q("inside", c, "SHOW work_mem");
           c.commit();
           r.q("after", c, "SHOW work_mem");
         })
         .add("set-rolled-back", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.u("set", c, "SET work_mem = '9MB'");
           c.rollback();
           r.q("after", c, "SHOW work_mem");
         })
         .add("read-write-transaction-flag", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.q("ro", c, "SHOW transaction_read_only");
           c.commit();
         })
         .add("prepared-reuse-across-commits", r -> {
           r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
             for (int i = 1; i <= 6; i++) {
               int id = i;
@@ -147,8 +127,7 @@ final class TransactionScenarios {
         })
         .add("statement-outlives-commit", r -> {
           r.table("t");
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Statement st = c.createStatement();
           r.call("insert", () -> st.executeUpdate("INSERT INTO t VALUES (1, 'a')"));
           c.commit();

@@ -15,9 +15,7 @@ final class TransitionScenarios {
     return new Scenarios.Group("transitions")
         .add("read-only-then-manual", r -> {
           one(r);
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
+          Connection c = r.openReadOnlyTransaction();
           r.q("ro", c, "SHOW transaction_read_only");
           r.q("read", c, "SELECT v FROM t");
           r.u("write", c, "INSERT INTO t VALUES (2, 'b')");
@@ -26,8 +24,7 @@ final class TransitionScenarios {
         })
         .add("manual-then-read-only", r -> {
           one(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           c.setReadOnly(true);
           r.q("ro", c, "SHOW transaction_read_only");
           r.where("where", c);
@@ -37,8 +34,7 @@ final class TransitionScenarios {
         })
         .add("read-only-inside-transaction", r -> {
           one(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.u("write", c, "UPDATE t SET v = 'w'");
           r.act("set-read-only", () -> c.setReadOnly(true));
           r.call("read-only", c::isReadOnly);
@@ -48,9 +44,7 @@ final class TransitionScenarios {
         })
         .add("read-only-then-write-after-commit", r -> {
           one(r);
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
+          Connection c = r.openReadOnlyTransaction();
           r.q("read", c, "SELECT v FROM t");
           r.act("commit", c::commit);
           c.setReadOnly(false);
@@ -69,8 +63,7 @@ final class TransitionScenarios {
         })
         .add("manual-write-then-autocommit", r -> {
           one(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.u("write", c, "UPDATE t SET v = 'm'");
           r.act("autocommit", () -> c.setAutoCommit(true));
           r.rows("t");
@@ -78,9 +71,7 @@ final class TransitionScenarios {
         })
         .add("read-only-transaction-then-autocommit", r -> {
           one(r);
-          Connection c = r.open();
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
+          Connection c = r.openReadOnlyTransaction();
           r.q("read", c, "SELECT v FROM t");
           r.act("autocommit", () -> c.setAutoCommit(true));
           r.activity("after");
@@ -99,8 +90,7 @@ final class TransitionScenarios {
         })
         .add("manual-read-only-autocommit-read-write", r -> {
           one(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           c.setReadOnly(true);
           c.setAutoCommit(true);
           c.setReadOnly(false);
@@ -110,8 +100,7 @@ final class TransitionScenarios {
         })
         .add("read-only-after-rollback", r -> {
           one(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.u("write", c, "UPDATE t SET v = 'rolled'");
           c.rollback();
           r.act("set-read-only", () -> c.setReadOnly(true));
@@ -122,8 +111,7 @@ final class TransitionScenarios {
         })
         .add("set-same-autocommit-inside-transaction", r -> {
           one(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           r.u("write", c, "UPDATE t SET v = 'same'");
           r.act("set-false-again", () -> c.setAutoCommit(false));
           r.activity("still-open");
@@ -132,8 +120,7 @@ final class TransitionScenarios {
         })
         .add("read-only-manual-commit-read-write-manual", r -> {
           one(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           c.setReadOnly(true);
           r.q("read", c, "SELECT v FROM t");
           c.commit();

@@ -72,8 +72,7 @@ final class TypeScenarios {
         })
         .add("create-blob", r -> {
           lobs(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           Blob blob = (Blob) r.call("create", c::createBlob);
           if (blob != null) {
             r.call("set", () -> blob.setBytes(1, "blob".getBytes(StandardCharsets.UTF_8)));
@@ -96,8 +95,7 @@ final class TypeScenarios {
         })
         .add("large-object-oid", r -> {
           lobs(r);
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO lob (id, o) VALUES (1, ?)")) {
             ps.setBlob(1, new ByteArrayInputStream("large".getBytes(StandardCharsets.UTF_8)), 5);
             r.call("insert", ps::executeUpdate);

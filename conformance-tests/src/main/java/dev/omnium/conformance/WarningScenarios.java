@@ -84,8 +84,7 @@ final class WarningScenarios {
           }
         })
         .add("server-warning-state", r -> {
-          Connection c = r.open();
-          c.setAutoCommit(false);
+          Connection c = r.openTransaction();
           try (Statement st = c.createStatement()) {
             st.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
             st.execute("BEGIN");

@@ -4,9 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
-import java.time.Duration;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The differential suite under the javaagent: the same scenario programs in two forked JVMs with
@@ -22,8 +22,9 @@ import org.junit.jupiter.api.TestFactory;
  * {@code -javaagent:omnium-agent.jar}; their serialized observations must agree.
  */
 class AgentConformanceIT {
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
   static ClusterServer server;
   static Map<String, Observation> plain;
   static Map<String, Observation> agent;
@@ -31,8 +32,7 @@ class AgentConformanceIT {
 
   @BeforeAll
   static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    cluster = SANDBOX.cluster();
     server = new ClusterServer(cluster);
     String base = "jdbc:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database();
     plain = Fork.run("plain", Fork.command(null, base + "?ApplicationName=conf-plain",
@@ -55,12 +55,6 @@ class AgentConformanceIT {
         + " with known differences), " + (RESULTS.size() - agree) + " differ");
     if (server != null) {
       server.close();
-    }
-    if (heartbeat != null) {
-      heartbeat.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 

@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +18,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The differential suite in-process: every scenario on pgjdbc under an application HikariCP pool
@@ -26,8 +26,9 @@ import org.junit.jupiter.api.TestFactory;
  * OmniumDataSource; each omnium run must agree with pgjdbc's. One cluster for all scenarios.
  */
 class ConformanceIT {
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
   static ClusterServer server;
   static OmniumDataSource dataSource;
   /** pgjdbc's observations per baseline ("hikari" or "plain") and scenario. */
@@ -36,8 +37,7 @@ class ConformanceIT {
 
   @BeforeAll
   static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
+    cluster = SANDBOX.cluster();
     server = new ClusterServer(cluster);
     dataSource = Sides.omniumDataSource(cluster, "conf-ds");
     boolean driverReads;
@@ -62,7 +62,7 @@ class ConformanceIT {
         + (cluster == null ? "?" : cluster.version()) + " mode " + mode + ": " + n[0]
         + " scenarios, " + n[1] + " agree with pgjdbc (" + n[2] + " with known differences), "
         + (n[0] - n[1]) + " differ"));
-    for (AutoCloseable c : new AutoCloseable[] {dataSource, server, heartbeat}) {
+    for (AutoCloseable c : new AutoCloseable[] {dataSource, server}) {
       if (c != null) {
         try {
           c.close();
@@ -71,10 +71,7 @@ class ConformanceIT {
         }
       }
     }
-    OmniumDriver.shutdown();
-    if (cluster != null) {
-      cluster.close();
-    }
+    // the sandbox then shuts the driver down and stops the heartbeat and the servers
   }
 
   /**

@@ -6,9 +6,7 @@ import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.sandbox.PgCluster;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Properties;
 
@@ -77,26 +75,8 @@ final class Sides {
     return ds;
   }
 
-  /**
-   * Waits (bounded) until a read-only statement of this source runs on a replica, so that the
-   * scenarios' reads take the replica route; returns false when it did not happen in time (the
-   * reads then take the fallback route, which the suite accepts as well).
-   */
+  /** {@link ForkMain#awaitReplicaReads} for a source of this JVM. */
   static boolean awaitReplicaReads(Opener opener, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      try (Connection c = opener.open()) {
-        c.setReadOnly(true);
-        try (Statement st = c.createStatement();
-            ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
-          rs.next();
-          if (rs.getBoolean(1)) {
-            return true;
-          }
-        }
-      }
-      Thread.sleep(100);
-    }
-    return false;
+    return ForkMain.awaitReplicaReads(new Named("warm-up", opener), timeout);
   }
 }

@@ -4,52 +4,55 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.sql.DriverManager;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The suite can fail: a deliberately wrong wrapper (a fourth "mode") must produce mismatches,
  * and pgjdbc compared with itself must produce none (the observations are deterministic).
  */
 class SuiteCatchesIT {
-  static PgCluster cluster;
-  static Heartbeat heartbeat;
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).build();
   static ClusterServer server;
 
   @BeforeAll
   static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    server = new ClusterServer(cluster);
+    server = new ClusterServer(SANDBOX.cluster());
   }
 
   @AfterAll
-  static void down() throws Exception {
+  static void down() {
     if (server != null) {
       server.close();
-    }
-    if (heartbeat != null) {
-      heartbeat.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
   static Sides.Opener direct(String app) {
+    PgCluster cluster = SANDBOX.cluster();
     String url = "jdbc:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
         + "?ApplicationName=" + app;
     Properties p = new Properties();
     p.setProperty("user", cluster.user());
     return () -> DriverManager.getConnection(url, p);
+  }
+
+  /** Runs {@code s} on pgjdbc, then on {@code other}; the program must be valid on pgjdbc. */
+  static Comparison.Result compare(String mode, Scenario s, Source pgjdbc, Source other)
+      throws Exception {
+    Observation b = s.runOn(pgjdbc, server);
+    Observation c = s.runOn(other, server);
+    Comparison.Result r = Comparison.compare(mode, s.id(), b, c);
+    assertNull(Comparison.escaped(b), s.id() + " must be a valid program on pgjdbc");
+    return r;
   }
 
   @Test
@@ -63,11 +66,8 @@ class SuiteCatchesIT {
         continue;
       }
       scenarios++;
-      Observation b = s.runOn(new Sides.Named("conf-plain", plain), server);
-      Observation c = s.runOn(new Sides.Named("conf-broken",
-          () -> SilentlyRebindingConnection.open(broken)), server);
-      Comparison.Result r = Comparison.compare("broken", s.id(), b, c);
-      assertNull(Comparison.escaped(b), s.id() + " must be a valid program on pgjdbc");
+      Comparison.Result r = compare("broken", s, new Sides.Named("conf-plain", plain),
+          new Sides.Named("conf-broken", () -> SilentlyRebindingConnection.open(broken)));
       if (!r.agrees()) {
         caught.add(s.id() + ": " + r.mismatches());
       }
@@ -89,10 +89,8 @@ class SuiteCatchesIT {
     List<String> differ = new ArrayList<>();
     int n = 0;
     for (Scenario s : Scenarios.all()) {
-      Observation first = s.runOn(new Sides.Named("conf-self-a", a), server);
-      Observation second = s.runOn(new Sides.Named("conf-self-b", b), server);
-      Comparison.Result r = Comparison.compare("pgjdbc-again", s.id(), first, second);
-      assertNull(Comparison.escaped(first), s.id() + " must be a valid program on pgjdbc");
+      Comparison.Result r = compare("pgjdbc-again", s, new Sides.Named("conf-self-a", a),
+          new Sides.Named("conf-self-b", b));
       if (!r.agrees() || !r.known().isEmpty()) {
         differ.add(s.id() + ": " + r.mismatches() + r.known());
       }

@@ -79,9 +79,7 @@ class JooqIT {
   }
 
   void assertOnReplica(Where w) {
-    assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(SANDBOX.replica().port(), w.port());
-    assertEquals(APP + ":replica", w.applicationName());
+    Routes.assertOnReplica(w, SANDBOX, APP);
   }
 
   @Test

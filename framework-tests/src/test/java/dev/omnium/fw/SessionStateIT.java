@@ -62,6 +62,16 @@ class SessionStateIT {
     }
   }
 
+  /** Makes {@code c} read-only and returns the state its reads see once they run on the replica. */
+  State replicaState(Connection c, String app) throws Exception {
+    c.setReadOnly(true);
+    Poll.until(Duration.ofSeconds(15), "a read on the replica",
+        () -> state(c).where().inRecovery());
+    State replica = state(c);
+    assertOnReplica(replica.where(), app);
+    return replica;
+  }
+
   @BeforeAll
   static void up() throws Exception {
     SANDBOX.execOnPrimary("CREATE TABLE public.marker (v text)", "INSERT INTO public.marker VALUES ('public')",
@@ -89,13 +99,11 @@ class SessionStateIT {
   }
 
   void assertOnReplica(Where w, String app) {
-    assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(SANDBOX.replica().port(), w.port());
-    assertEquals(app + ":replica", w.applicationName());
+    Routes.assertOnReplica(w, SANDBOX, app);
   }
 
   void assertOnPrimary(Where w, String app) {
-    assertTrue(w.onPrimaryAs(app, SANDBOX.primary().port()), "ran on the primary's read-write route: " + w);
+    Routes.assertOnPrimary(w, SANDBOX, app);
   }
 
   /** HikariCP calls setSchema("other") once per pooled connection; every route then resolves names in it. */
@@ -204,10 +212,7 @@ class SessionStateIT {
       State primary = state(c);
       assertOnPrimary(primary.where(), app);
       assertEquals("other", primary.schema());
-      c.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> state(c).where().inRecovery());
-      State replica = state(c);
-      assertOnReplica(replica.where(), app);
+      State replica = replicaState(c, app);
       assertEquals("public", replica.schema(), "the SQL SET did not travel to the replica session");
       assertEquals("public", replica.marker());
       c.setReadOnly(false);
@@ -236,10 +241,7 @@ class SessionStateIT {
       State primary = state(c);
       assertOnPrimary(primary.where(), app);
       assertEquals("other", primary.schema());
-      c.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> state(c).where().inRecovery());
-      State replica = state(c);
-      assertOnReplica(replica.where(), app);
+      State replica = replicaState(c, app);
       assertEquals("other", replica.schema());
     }
   }

@@ -3,7 +3,6 @@ package dev.omnium.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import java.io.File;
@@ -16,7 +15,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,12 +23,6 @@ class CommandLineIT {
   static final Path JAR = Path.of("..", "driver", "target", "omnium-jdbc.jar");
   @RegisterExtension
   static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).withoutHeartbeat().build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
 
   static String url() {
     return SANDBOX.url("cli", "heartbeatInterval=200ms&maxAge=2s");
@@ -50,19 +42,19 @@ class CommandLineIT {
     Process sidecar = java(sidecarOut, "heartbeat", url());
     try {
       Poll.until(Duration.ofSeconds(30), "the sidecar's heartbeat on the primary", () -> {
-        try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement();
+        try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT extract(epoch FROM now() - beat_at) FROM replica_heartbeat")) {
           return rs.next() && rs.getDouble(1) < 1.0;
         }
       });
-      cluster.awaitCaughtUp(cluster.replica(0));
+      SANDBOX.cluster().awaitCaughtUp(SANDBOX.replica(0));
       Path checkOut = Files.createTempFile("omnium-check", ".log");
       Process check = java(checkOut, "check", url());
       assertTrue(check.waitFor(60, TimeUnit.SECONDS), "check finished");
       String report = Files.readString(checkOut, StandardCharsets.UTF_8);
       assertEquals(0, check.exitValue(), report);
       assertTrue(report.contains("HEALTHY"), report);
-      assertTrue(report.contains(cluster.replica(0).hostPort()), report);
+      assertTrue(report.contains(SANDBOX.replica(0).hostPort()), report);
     } finally {
       sidecar.destroy();
       if (!sidecar.waitFor(10, TimeUnit.SECONDS)) sidecar.destroyForcibly();

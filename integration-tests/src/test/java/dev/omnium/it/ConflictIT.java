@@ -8,15 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.jdbc.RouterMXBean;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.RouterBean;
+import dev.omnium.sandbox.testkit.Sessions;
 import dev.omnium.sandbox.testkit.Where;
-import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -24,9 +22,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.management.JMX;
-import javax.management.ObjectName;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -39,16 +34,11 @@ class ConflictIT {
   /** Holds t's lock on the replica long enough for the conflict to cancel it. */
   private static final String SLOW_READ = "SELECT pg_is_in_recovery(), inet_server_port(), "
       + "(SELECT count(*) FROM t), pg_sleep(3)";
+  /** The replica cancels a query that holds replay back for more than 100 ms. */
   @RegisterExtension
   static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1)
+      .setting("max_standby_streaming_delay", "100ms").setting("max_standby_archive_delay", "100ms")
       .sql("CREATE TABLE t (v int)", "INSERT INTO t SELECT generate_series(1, 100)").build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-    cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
-  }
 
   static String app() {
     return "conflict" + APPS.incrementAndGet();
@@ -56,11 +46,6 @@ class ConflictIT {
 
   static String url(String app) {
     return SANDBOX.url(app, "maxAge=5s&heartbeatInterval=200ms");
-  }
-
-  static RouterMXBean bean(String app) throws Exception {
-    return JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
-        new ObjectName("dev.omnium:type=Router,name=" + app), RouterMXBean.class);
   }
 
   static void awaitFresh(Connection c) throws Exception {
@@ -72,32 +57,17 @@ class ConflictIT {
 
   /** Waits until the replica runs the slow read of {@code app}, then truncates t on the primary. */
   static void truncateWhileTheReplicaReads(String app, String state) throws Exception {
-    Poll.until(Duration.ofSeconds(10), "the replica session to hold t", () -> {
-      try (Connection c = cluster.connect(cluster.replica(0)); PreparedStatement ps = c.prepareStatement(
-          "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state = ?")) {
-        ps.setString(1, app + ":replica");
-        ps.setString(2, state);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          return rs.getInt(1) > 0;
-        }
-      }
-    });
+    Poll.until(Duration.ofSeconds(10), "the replica session to hold t",
+        () -> Sessions.inState(SANDBOX.cluster(), SANDBOX.replica(0), app + ":replica", state) > 0);
     if (state.equals("active")) {
       // the active session must have reached the slow statement, not a quick one
-      Poll.until(Duration.ofSeconds(10), "the slow statement to run", () -> {
-        try (Connection c = cluster.connect(cluster.replica(0)); PreparedStatement ps = c.prepareStatement(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND query LIKE '%pg_sleep(3)%'"
-                + " AND state = 'active'")) {
-          ps.setString(1, app + ":replica");
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getInt(1) > 0;
-          }
-        }
-      });
+      Poll.until(Duration.ofSeconds(10), "the slow statement to run",
+          () -> !"0".equals(SANDBOX.queryOne(SANDBOX.replica(0),
+              "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?"
+                  + " AND query LIKE '%pg_sleep(3)%' AND state = 'active'",
+              app + ":replica")));
     }
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement()) {
       st.execute("TRUNCATE t");
     }
   }
@@ -107,7 +77,7 @@ class ConflictIT {
     String app = app();
     try (Connection c = DriverManager.getConnection(url(app))) {
       awaitFresh(c);
-      long retriesBefore = bean(app).getRetries();
+      long retriesBefore = RouterBean.of(app).getRetries();
       CompletableFuture<Where> read = CompletableFuture.supplyAsync(() -> {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(SLOW_READ)) {
           rs.next();
@@ -119,8 +89,8 @@ class ConflictIT {
       truncateWhileTheReplicaReads(app, "active");
       Where w = read.get(30, TimeUnit.SECONDS);
       assertFalse(w.inRecovery(), "the retry ran on the primary");
-      assertEquals(cluster.primary().port(), w.port());
-      assertEquals(retriesBefore + 1, bean(app).getRetries());
+      assertEquals(SANDBOX.primary().port(), w.port());
+      assertEquals(retriesBefore + 1, RouterBean.of(app).getRetries());
     }
   }
 
@@ -144,7 +114,7 @@ class ConflictIT {
       assertFalse(second.inRecovery(), "the rest of the transaction runs where the retry ran");
       assertEquals(app + ":fallback", second.applicationName());
       c.commit();
-      assertEquals(1, bean(app).getRetries());
+      assertEquals(1, RouterBean.of(app).getRetries());
     }
   }
 
@@ -166,7 +136,7 @@ class ConflictIT {
       SQLException e = second.get(30, TimeUnit.SECONDS);
       assertTrue(e != null, "the conflict reached the caller");
       assertEquals("40001", e.getSQLState());
-      assertEquals(0, bean(app).getRetries(), "not retried: results had reached the caller");
+      assertEquals(0, RouterBean.of(app).getRetries(), "not retried: results had reached the caller");
       c.rollback();
       assertTrue(Where.of(c).inRecovery(), "the next transaction is routed afresh");
       c.commit();
@@ -187,16 +157,9 @@ class ConflictIT {
         assertTrue(rs.getBoolean(2));
       }
       truncateWhileTheReplicaReads(app, "idle in transaction");
-      Poll.until(Duration.ofSeconds(10), "the replica to terminate the idle session", () -> {
-        try (Connection r = cluster.connect(cluster.replica(0));
-             PreparedStatement ps = r.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE pid = ?")) {
-          ps.setInt(1, pid);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getInt(1) == 0;
-          }
-        }
-      });
+      Poll.until(Duration.ofSeconds(10), "the replica to terminate the idle session",
+          () -> "0".equals(SANDBOX.queryOne(SANDBOX.replica(0),
+              "SELECT count(*) FROM pg_stat_activity WHERE pid = ?", pid)));
       SQLException e = assertThrows(SQLException.class, () -> Where.of(c));
       assertTrue(e.getSQLState().startsWith("08") || e.getSQLState().equals("40001"), e.getSQLState());
       // the transaction is gone: the connection does not silently start a new one

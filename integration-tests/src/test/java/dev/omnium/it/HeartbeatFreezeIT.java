@@ -5,8 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
 import java.io.File;
@@ -20,40 +19,27 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 13 item 4: a heartbeat leader that stops without its session dying (here a whole
  * application JVM frozen with SIGSTOP: its kernel still acknowledges TCP) is replaced within a few
  * intervals, because the server ends the frozen writer's idle session and with it the lock.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 class HeartbeatFreezeIT {
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = PgCluster.builder().replicas(1).start();
-  }
-
-  @AfterAll
-  static void down() {
-    if (cluster != null) cluster.close();
-  }
+  /** No heartbeat table and no test-side writer: the driver's own writers are under test. */
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).withoutHeartbeat().build();
 
   static String url(String app) {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
-        + "&heartbeatWriter=true&heartbeatInterval=250ms&maxAge=2s&user=" + cluster.user()
-        + "&primaryPoolSize=1&replicaPoolSize=1&fallbackPoolSize=1";
+    return SANDBOX.url(app, "heartbeatWriter=true&heartbeatInterval=250ms&maxAge=2s"
+        + "&primaryPoolSize=1&replicaPoolSize=1&fallbackPoolSize=1");
   }
 
   /** application_name of the session holding the writer lock, as the primary reports it. */
   static String leader() throws SQLException {
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement();
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement();
          ResultSet rs = st.executeQuery("SELECT a.application_name FROM pg_locks l"
              + " JOIN pg_stat_activity a ON a.pid = l.pid"
              + " WHERE l.locktype = 'advisory' AND l.granted"
@@ -64,7 +50,7 @@ class HeartbeatFreezeIT {
   }
 
   static double beatAge() throws SQLException {
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement();
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement();
          ResultSet rs = st.executeQuery(
              "SELECT extract(epoch FROM now() - beat_at) FROM replica_heartbeat")) {
       return rs.next() ? rs.getDouble(1) : Double.MAX_VALUE;
@@ -78,7 +64,7 @@ class HeartbeatFreezeIT {
 
   @Test
   void aFrozenLeaderJvmIsReplacedWithinAFewIntervals() throws Exception {
-    Path log = Paths.get("target", "heartbeat-leader-" + cluster.version() + ".log");
+    Path log = Paths.get("target", "heartbeat-leader-" + SANDBOX.cluster().version() + ".log");
     Files.createDirectories(log.getParent());
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     Process frozen = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Sessions;
@@ -23,7 +22,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,12 +33,6 @@ class LagRoutingIT {
   @RegisterExtension
   static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).healAfterEach()
       .sql("CREATE TABLE items (id int PRIMARY KEY, name text)").build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
 
   static String url(String app, String extra) {
     return SANDBOX.url(app, "maxAge=" + MAX_AGE.toMillis() + "ms&heartbeatInterval="
@@ -57,17 +49,17 @@ class LagRoutingIT {
     String app = "lag" + APPS.incrementAndGet();
     try (Connection c = DriverManager.getConnection(url(app, null))) {
       Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> read(c).inRecovery());
-      cluster.pauseReplay(cluster.replica(0));
+      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
       Duration moved = Poll.until(Duration.ofSeconds(10), "reads to leave the paused replica",
           () -> !read(c).inRecovery());
       Where w = read(c);
       assertEquals(app + ":fallback", w.applicationName());
-      assertEquals(cluster.primary().port(), w.port());
+      assertEquals(SANDBOX.primary().port(), w.port());
       // effective lag crosses maxAge within one heartbeat interval of the pause; allow two plus scheduling
       long bound = MAX_AGE.toMillis() + 2 * INTERVAL.toMillis() + 1000;
       assertTrue(moved.toMillis() <= bound, "reads moved after " + moved.toMillis() + " ms, bound " + bound);
 
-      cluster.resumeReplay(cluster.replica(0));
+      SANDBOX.cluster().resumeReplay(SANDBOX.replica(0));
       Poll.until(Duration.ofSeconds(10), "reads to return to the replica", () -> read(c).inRecovery());
       assertEquals(app + ":replica", read(c).applicationName());
     }
@@ -80,7 +72,7 @@ class LagRoutingIT {
     String url = url(app, "fallbackPoolSize=" + cap + "&poolTimeout=30s");
     try (Connection probe = DriverManager.getConnection(url)) {
       Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> read(probe).inRecovery());
-      cluster.pauseReplay(cluster.replica(0));
+      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
       Poll.until(Duration.ofSeconds(10), "the replica to go stale", () -> !read(probe).inRecovery());
     }
     AtomicBoolean sampling = new AtomicBoolean(true);
@@ -88,7 +80,7 @@ class LagRoutingIT {
     Thread sampler = new Thread(() -> {
       while (sampling.get()) {
         try {
-          maxSeen.accumulateAndGet(Sessions.count(cluster, cluster.primary(), app + ":fallback"), Math::max);
+          maxSeen.accumulateAndGet(Sessions.count(SANDBOX.cluster(), SANDBOX.primary(), app + ":fallback"), Math::max);
         } catch (SQLException e) {
           // next sample
         }
@@ -142,7 +134,7 @@ class LagRoutingIT {
       Connection probe = DriverManager.getConnection(url);
       open.add(probe);
       Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> read(probe).inRecovery());
-      cluster.pauseReplay(cluster.replica(0));
+      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
       Poll.until(Duration.ofSeconds(10), "the replica to go stale", () -> !read(probe).inRecovery());
       // Ten read-only autocommit connections held open by the application (as an idle pool would),
       // each having run and closed a statement: none may keep one of the two fallback connections.
@@ -152,7 +144,7 @@ class LagRoutingIT {
         Where w = read(c);
         assertEquals(app + ":fallback", w.applicationName());
       }
-      assertTrue(Sessions.count(cluster, cluster.primary(), app + ":fallback") <= 2);
+      assertTrue(Sessions.count(SANDBOX.cluster(), SANDBOX.primary(), app + ":fallback") <= 2);
     } finally {
       for (Connection c : open) c.close();
     }
@@ -171,7 +163,7 @@ class LagRoutingIT {
         assertEquals("kept!", rs.getString(1));
         assertTrue(rs.getBoolean(2));
       }
-      cluster.pauseReplay(cluster.replica(0));
+      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
       Poll.until(Duration.ofSeconds(10), "the statement to run on the fallback route", () -> {
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
@@ -187,7 +179,7 @@ class LagRoutingIT {
     String app = "lag" + APPS.incrementAndGet();
     try (Connection c = DriverManager.getConnection(url(app, null))) {
       Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> read(c).inRecovery());
-      cluster.pauseReplay(cluster.replica(0));
+      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
       Poll.until(Duration.ofSeconds(10), "the replica to go stale", () -> !read(c).inRecovery());
       c.setAutoCommit(false);
       Where w = Where.of(c);

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
@@ -23,7 +22,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,12 +34,6 @@ class ReadYourWritesIT {
   @RegisterExtension
   static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).healAfterEach()
       .sql("CREATE TABLE rw (id bigint PRIMARY KEY)").build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
 
   static String url(String app, String mode) {
     return SANDBOX.url(app, "maxAge=120s&heartbeatInterval=100ms&readYourWrites=" + mode);
@@ -55,7 +47,7 @@ class ReadYourWritesIT {
         return Where.of(c).inRecovery();
       }
     });
-    cluster.pauseReplay(cluster.replica(0));
+    SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
   }
 
   static void write(Connection c, long id) throws SQLException {
@@ -188,8 +180,8 @@ class ReadYourWritesIT {
         assertFalse(without[0], "token mode: without the token the lagging replica serves the read");
         assertTrue(without[1]);
 
-        cluster.resumeReplay(cluster.replica(0));
-        cluster.awaitCaughtUp(cluster.replica(0));
+        SANDBOX.cluster().resumeReplay(SANDBOX.replica(0));
+        SANDBOX.cluster().awaitCaughtUp(SANDBOX.replica(0));
         Poll.until(Duration.ofSeconds(10), "the token's reads to return to the replica", () -> other.submit(() -> {
           try (OmniumConnection c = db.read(Duration.ofSeconds(120), token)) {
             boolean[] r = readBack(c, id);
@@ -212,8 +204,8 @@ class ReadYourWritesIT {
       boolean[] r = readBack(c, id);
       assertTrue(r[0]);
       assertFalse(r[1], "not replayed yet: the primary served it");
-      cluster.resumeReplay(cluster.replica(0));
-      cluster.awaitCaughtUp(cluster.replica(0));
+      SANDBOX.cluster().resumeReplay(SANDBOX.replica(0));
+      SANDBOX.cluster().awaitCaughtUp(SANDBOX.replica(0));
       Poll.until(Duration.ofSeconds(10), "reads back on the replica", () -> {
         boolean[] again = readBack(c, id);
         return again[0] && again[1];

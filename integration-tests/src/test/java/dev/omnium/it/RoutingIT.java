@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Sessions;
@@ -27,7 +26,6 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
@@ -43,12 +41,6 @@ class RoutingIT {
       "CREATE SCHEMA other",
       "CREATE TABLE other.marker (v text)",
       "INSERT INTO other.marker VALUES ('other schema')").build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
 
   /** A distinct applicationName per test: its own router, and its own sessions in pg_stat_activity. */
   static String app() {
@@ -79,11 +71,11 @@ class RoutingIT {
     try (Connection c = open(app())) {
       Where w = Where.of(c);
       assertFalse(w.inRecovery());
-      assertEquals(cluster.primary().port(), w.port());
+      assertEquals(SANDBOX.primary().port(), w.port());
       try (Statement st = c.createStatement()) {
         assertEquals(1, st.executeUpdate("INSERT INTO items VALUES (100, 'written')"));
       }
-      try (Connection direct = cluster.connect(cluster.primary()); Statement st = direct.createStatement();
+      try (Connection direct = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = direct.createStatement();
            ResultSet rs = st.executeQuery("SELECT name FROM items WHERE id = 100")) {
         assertTrue(rs.next(), "the primary has the row");
         assertEquals("written", rs.getString(1));
@@ -99,7 +91,7 @@ class RoutingIT {
       c.setReadOnly(true);
       Where w = Where.of(c);
       assertTrue(w.inRecovery(), "ran on a replica");
-      assertEquals(cluster.replica(0).port(), w.port());
+      assertEquals(SANDBOX.replica(0).port(), w.port());
       assertEquals(app + ":replica", w.applicationName());
     }
   }
@@ -203,7 +195,7 @@ class RoutingIT {
         rs.next();
         assertEquals(42, rs.getInt(1), "same parameter after the binding changed");
         assertFalse(rs.getBoolean(2), "second run on the primary");
-        assertEquals(cluster.primary().port(), rs.getInt(3));
+        assertEquals(SANDBOX.primary().port(), rs.getInt(3));
       }
       assertEquals(10, ps.getFetchSize());
       ps.close();
@@ -269,13 +261,13 @@ class RoutingIT {
     String app = app();
     try (Connection c = open(app)) {
       assertTrue(c.isValid(2));
-      assertEquals(0, Sessions.count(cluster, cluster.primary(), app), "no primary session opened");
+      assertEquals(0, Sessions.count(SANDBOX.cluster(), SANDBOX.primary(), app), "no primary session opened");
       Where.of(c);
-      assertEquals(1, Sessions.count(cluster, cluster.primary(), app), "the first statement binds one");
+      assertEquals(1, Sessions.count(SANDBOX.cluster(), SANDBOX.primary(), app), "the first statement binds one");
       assertTrue(c.isValid(2));
     }
     Poll.until(Duration.ofSeconds(5), "the primary session to end on close",
-        () -> Sessions.count(cluster, cluster.primary(), app) == 0);
+        () -> Sessions.count(SANDBOX.cluster(), SANDBOX.primary(), app) == 0);
   }
 
   @Test
@@ -293,7 +285,7 @@ class RoutingIT {
       CopyManager copy = pg.getCopyAPI();
       long rows = copy.copyIn("COPY copied FROM STDIN", new StringReader("1\n2\n3\n"));
       assertEquals(3, rows);
-      try (Connection direct = cluster.connect(cluster.primary()); Statement st = direct.createStatement();
+      try (Connection direct = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = direct.createStatement();
            ResultSet rs = st.executeQuery("SELECT count(*) FROM copied")) {
         rs.next();
         assertEquals(3, rs.getInt(1), "the primary received the COPY");
@@ -356,7 +348,7 @@ class RoutingIT {
       c.setReadOnly(true);
       Where w = Where.of(c);
       assertFalse(w.inRecovery());
-      assertEquals(cluster.primary().port(), w.port());
+      assertEquals(SANDBOX.primary().port(), w.port());
       assertEquals(app + ":fallback", w.applicationName());
       assertTrue(w.readOnlyDefault());
       SQLException e = assertThrows(SQLException.class, () -> {
@@ -419,7 +411,7 @@ class RoutingIT {
       assertFalse(db.toString().contains("password"));
     }
     Poll.until(Duration.ofSeconds(10), "every session of a closed data source to end", () ->
-        Sessions.countLike(cluster, cluster.primary(), app) == 0
-            && Sessions.countLike(cluster, cluster.replica(0), app) == 0);
+        Sessions.countLike(SANDBOX.cluster(), SANDBOX.primary(), app) == 0
+            && Sessions.countLike(SANDBOX.cluster(), SANDBOX.replica(0), app) == 0);
   }
 }

@@ -3,7 +3,6 @@ package dev.omnium.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
@@ -12,7 +11,6 @@ import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,17 +18,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class TwoReplicasIT {
   @RegisterExtension
   static final PgSandbox SANDBOX = PgSandbox.builder().replicas(2).build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
 
   @Test
   void readsUseBothFreshReplicasAndSkipAStaleOne() throws Exception {
     String url = SANDBOX.url("two", "maxAge=1s&heartbeatInterval=200ms");
-    Set<Integer> replicaPorts = Set.of(cluster.replica(0).port(), cluster.replica(1).port());
+    Set<Integer> replicaPorts = Set.of(SANDBOX.replica(0).port(), SANDBOX.cluster().replica(1).port());
     Poll.until(Duration.ofSeconds(10), "both replicas to be used", () -> {
       Set<Integer> seen = new TreeSet<>();
       for (int i = 0; i < 20; i++) {
@@ -43,7 +35,7 @@ class TwoReplicasIT {
       return seen.equals(replicaPorts);
     });
 
-    cluster.pauseReplay(cluster.replica(0));
+    SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
     try {
       Poll.until(Duration.ofSeconds(10), "reads to use only the fresh replica", () -> {
         Set<Integer> seen = new TreeSet<>();
@@ -53,10 +45,10 @@ class TwoReplicasIT {
             seen.add(Where.of(c).port());
           }
         }
-        return seen.equals(Set.of(cluster.replica(1).port()));
+        return seen.equals(Set.of(SANDBOX.cluster().replica(1).port()));
       });
     } finally {
-      cluster.resumeReplay(cluster.replica(0));
+      SANDBOX.cluster().resumeReplay(SANDBOX.replica(0));
     }
     try (Connection c = DriverManager.getConnection(url)) {
       c.setReadOnly(true);

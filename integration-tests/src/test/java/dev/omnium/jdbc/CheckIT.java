@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.omnium.sandbox.PgCluster;
+import dev.omnium.sandbox.testkit.Json;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import java.io.ByteArrayOutputStream;
@@ -17,15 +17,12 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -44,12 +41,6 @@ class CheckIT {
       .sql("CREATE TABLE check_items (id int PRIMARY KEY, name text)",
           "INSERT INTO check_items SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g")
       .build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
 
   static String url(String replicas, String extra) {
     return SANDBOX.primaryUrl("checkit", "replica=" + replicas + "&maxAge=1s"
@@ -57,7 +48,7 @@ class CheckIT {
   }
 
   static String url() {
-    return url(cluster.replica(0).hostPort(), null);
+    return url(SANDBOX.replica(0).hostPort(), null);
   }
 
   /** Exit status and everything printed. */
@@ -68,7 +59,7 @@ class CheckIT {
     PrintStream ps = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     int exit = HealthCheck.run(url, new Properties(), json, ps);
     String out = bytes.toString(StandardCharsets.UTF_8);
-    assertFalse(out.contains(cluster.password()), "the password leaked:\n" + out);
+    assertFalse(out.contains(SANDBOX.cluster().password()), "the password leaked:\n" + out);
     return new Result(exit, out);
   }
 
@@ -78,24 +69,24 @@ class CheckIT {
     // A session holding the writer's advisory lock, as the heartbeat writer does.
     Properties p = new Properties();
     p.setProperty("ApplicationName", "checkit-writer");
-    try (Connection writer = cluster.connect(cluster.primary(), p); Statement st = writer.createStatement()) {
+    try (Connection writer = SANDBOX.cluster().connect(SANDBOX.primary(), p); Statement st = writer.createStatement()) {
       long key = HeartbeatWriter.lockKey("replica_heartbeat");
       try (ResultSet rs = st.executeQuery("SELECT pg_try_advisory_lock(" + key + "), pg_backend_pid()")) {
         rs.next();
         assertTrue(rs.getBoolean(1));
         int writerPid = rs.getInt(2);
         Result r = check(url(), false);
-        System.out.println("---- check, healthy cluster (PostgreSQL " + cluster.version() + ") ----");
+        System.out.println("---- check, healthy cluster (PostgreSQL " + SANDBOX.cluster().version() + ") ----");
         System.out.println(r.out());
         assertEquals(0, r.exit(), r.out());
         String out = r.out();
         assertTrue(out.startsWith("omnium check: HEALTHY (exit 0)"), out);
-        assertTrue(out.contains(cluster.primary().hostPort()), out);
-        assertTrue(out.contains(cluster.replica(0).hostPort()), out);
+        assertTrue(out.contains(SANDBOX.primary().hostPort()), out);
+        assertTrue(out.contains(SANDBOX.replica(0).hostPort()), out);
         assertTrue(out.contains("(fresh)"), out);
         assertTrue(out.contains("streaming"), out);
         assertTrue(out.contains("held by pid " + writerPid + " (checkit-writer"), out);
-        assertTrue(out.contains("read on replica1 " + cluster.replica(0).hostPort()), out);
+        assertTrue(out.contains("read on replica1 " + SANDBOX.replica(0).hostPort()), out);
         assertTrue(out.contains("public.check_items"), out);
         assertTrue(out.contains("password=***"), "the URL is echoed masked:\n" + out);
         assertFalse(out.contains("DEGRADED") || out.contains("FAILED"), out);
@@ -109,14 +100,14 @@ class CheckIT {
     Result r = check(url(), true);
     assertEquals(0, r.exit(), r.out());
     @SuppressWarnings("unchecked")
-    Map<String, Object> root = (Map<String, Object>) new Json(r.out()).parse();
+    Map<String, Object> root = (Map<String, Object>) Json.parse(r.out());
     assertEquals("healthy", root.get("status"));
     assertEquals(0.0, root.get("exitCode"));
     assertEquals(List.of(), root.get("problems"));
     Map<?, ?> primary = (Map<?, ?>) root.get("primary");
     assertEquals(true, primary.get("reachable"));
     assertEquals(false, primary.get("inRecovery"));
-    assertEquals(cluster.primary().hostPort(), primary.get("endpoint"));
+    assertEquals(SANDBOX.primary().hostPort(), primary.get("endpoint"));
     Map<?, ?> hb = (Map<?, ?>) primary.get("heartbeat");
     assertEquals(true, hb.get("fresh"));
     List<?> replication = (List<?>) primary.get("replication");
@@ -125,7 +116,7 @@ class CheckIT {
     List<?> replicas = (List<?>) root.get("replicas");
     assertEquals(1, replicas.size());
     Map<?, ?> replica = (Map<?, ?>) replicas.get(0);
-    assertEquals(cluster.replica(0).hostPort(), replica.get("endpoint"));
+    assertEquals(SANDBOX.replica(0).hostPort(), replica.get("endpoint"));
     assertEquals(true, replica.get("inRecovery"));
     assertEquals(true, replica.get("fresh"));
     Object lag = replica.get("lagSeconds");
@@ -141,8 +132,8 @@ class CheckIT {
   @Order(3)
   void idleTransactionsAndLockWaitsAreListedWithTheBlocker() throws Exception {
     ExecutorService pool = Executors.newSingleThreadExecutor();
-    try (Connection holder = cluster.connect(cluster.primary());
-         Connection waiter = cluster.connect(cluster.primary());
+    try (Connection holder = SANDBOX.cluster().connect(SANDBOX.primary());
+         Connection waiter = SANDBOX.cluster().connect(SANDBOX.primary());
          Statement hs = holder.createStatement()) {
       int holderPid;
       try (ResultSet rs = hs.executeQuery("SELECT pg_backend_pid()")) {
@@ -159,12 +150,12 @@ class CheckIT {
         return null;
       });
       Poll.until(Duration.ofSeconds(10), "the waiter to block",
-          () -> !((List<?>) ((Map<?, ?>) ((Map<?, ?>) new Json(check(url(), true).out()).parse())
+          () -> !((List<?>) ((Map<?, ?>) ((Map<?, ?>) Json.parse(check(url(), true).out()))
               .get("primary")).get("lockWaits")).isEmpty());
       Result r = check(url(), false);
       assertEquals(0, r.exit(), "lock waits are reported, not degraded:\n" + r.out());
       String out = r.out();
-      assertTrue(out.contains("NOTE     primary " + cluster.primary().hostPort() + ": 1 session waits for a lock"), out);
+      assertTrue(out.contains("NOTE     primary " + SANDBOX.primary().hostPort() + ": 1 session waits for a lock"), out);
       assertTrue(out.contains("idle in transaction"), out);
       assertTrue(out.contains(HealthTable.QUERY_HIDDEN), out);
       assertFalse(out.contains("password-like literal"), out);
@@ -183,22 +174,22 @@ class CheckIT {
   @Test
   @Order(4)
   void anInvalidUrlExitsTwoWithTheReason() {
-    Result r = check(url(cluster.replica(0).hostPort(), "maxAge=soon"), false);
+    Result r = check(url(SANDBOX.replica(0).hostPort(), "maxAge=soon"), false);
     assertEquals(2, r.exit(), r.out());
     assertTrue(r.out().startsWith("omnium check: FAILED (exit 2)\n  FAILED   cannot check: "), r.out());
     assertTrue(r.out().contains("maxAge"), r.out());
-    Map<?, ?> root = (Map<?, ?>) new Json(check(url(cluster.replica(0).hostPort(), "maxAge=soon"), true).out()).parse();
+    Map<?, ?> root = (Map<?, ?>) Json.parse(check(url(SANDBOX.replica(0).hostPort(), "maxAge=soon"), true).out());
     assertEquals("failed", root.get("status"));
   }
 
   @Test
   @Order(4)
   void missingHeartbeatTableIsDegraded() {
-    Result r = check(url(cluster.replica(0).hostPort(), "heartbeatTable=no_such_heartbeat"), false);
+    Result r = check(url(SANDBOX.replica(0).hostPort(), "heartbeatTable=no_such_heartbeat"), false);
     assertEquals(1, r.exit(), r.out());
-    assertTrue(r.out().contains("DEGRADED primary " + cluster.primary().hostPort()
+    assertTrue(r.out().contains("DEGRADED primary " + SANDBOX.primary().hostPort()
         + ": no heartbeat table no_such_heartbeat"), r.out());
-    assertTrue(r.out().contains("DEGRADED replica1 " + cluster.replica(0).hostPort()
+    assertTrue(r.out().contains("DEGRADED replica1 " + SANDBOX.replica(0).hostPort()
         + ": no heartbeat table no_such_heartbeat on the replica"), r.out());
   }
 
@@ -206,9 +197,9 @@ class CheckIT {
   @Order(5)
   void aListedReplicaThatIsThePrimaryIsAnExpectedRole() {
     // Every node in both lists (Patroni-style): the one not in recovery is the primary, a note.
-    Result r = check(url(cluster.replica(0).hostPort() + "," + cluster.primary().hostPort(), null), false);
+    Result r = check(url(SANDBOX.replica(0).hostPort() + "," + SANDBOX.primary().hostPort(), null), false);
     assertEquals(0, r.exit(), r.out());
-    assertTrue(r.out().contains("NOTE     replica2 " + cluster.primary().hostPort()
+    assertTrue(r.out().contains("NOTE     replica2 " + SANDBOX.primary().hostPort()
         + ": is the primary now"), r.out());
   }
 
@@ -220,7 +211,7 @@ class CheckIT {
       dead = s.getLocalPort();
     }
     long start = System.nanoTime();
-    Result r = check(url(cluster.replica(0).hostPort() + ",127.0.0.1:" + dead, null), false);
+    Result r = check(url(SANDBOX.replica(0).hostPort() + ",127.0.0.1:" + dead, null), false);
     long ms = (System.nanoTime() - start) / 1_000_000;
     assertEquals(1, r.exit(), r.out());
     assertTrue(r.out().contains("DEGRADED replica2 127.0.0.1:" + dead + ": replica unreachable: "), r.out());
@@ -230,20 +221,20 @@ class CheckIT {
   @Test
   @Order(7)
   void pausedReplayOverMaxAgeIsDegraded() throws Exception {
-    cluster.pauseReplay(cluster.replica(0));
+    SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
     try {
       Poll.until(Duration.ofSeconds(15), "check to report degraded", () -> check(url(), false).exit() == 1);
       Result r = check(url(), false);
-      System.out.println("---- check, replay paused (PostgreSQL " + cluster.version() + ") ----");
+      System.out.println("---- check, replay paused (PostgreSQL " + SANDBOX.cluster().version() + ") ----");
       System.out.println(r.out());
       assertEquals(1, r.exit(), r.out());
-      assertTrue(r.out().contains("DEGRADED replica1 " + cluster.replica(0).hostPort() + ": heartbeat lag "), r.out());
+      assertTrue(r.out().contains("DEGRADED replica1 " + SANDBOX.replica(0).hostPort() + ": heartbeat lag "), r.out());
       assertTrue(r.out().contains("is over maxAge 1s (WAL replay is paused)"), r.out());
       assertTrue(r.out().contains("(stale)"), r.out());
       // heavy queries leave the stale replica
-      assertTrue(r.out().contains("read on primary " + cluster.primary().hostPort() + ": no fresh replica"), r.out());
+      assertTrue(r.out().contains("read on primary " + SANDBOX.primary().hostPort() + ": no fresh replica"), r.out());
 
-      Map<?, ?> root = (Map<?, ?>) new Json(check(url(), true).out()).parse();
+      Map<?, ?> root = (Map<?, ?>) Json.parse(check(url(), true).out());
       assertEquals("degraded", root.get("status"));
       Map<?, ?> replica = (Map<?, ?>) ((List<?>) root.get("replicas")).get(0);
       assertEquals(false, replica.get("fresh"));
@@ -253,8 +244,8 @@ class CheckIT {
           || (Double) replica.get("lagSeconds") >= 1.0
           && Boolean.TRUE.equals(replica.get("lagOverSeconds")), String.valueOf(replica));
     } finally {
-      cluster.resumeReplay(cluster.replica(0));
-      cluster.awaitCaughtUp(cluster.replica(0));
+      SANDBOX.cluster().resumeReplay(SANDBOX.replica(0));
+      SANDBOX.cluster().awaitCaughtUp(SANDBOX.replica(0));
     }
     Poll.until(Duration.ofSeconds(10), "check to be healthy again", () -> check(url(), false).exit() == 0);
   }
@@ -262,17 +253,17 @@ class CheckIT {
   @Test
   @Order(Integer.MAX_VALUE) // stops the primary: last
   void primaryDownExitsTwo() throws Exception {
-    cluster.stop(cluster.primary(), true);
+    SANDBOX.cluster().stop(SANDBOX.primary(), true);
     long start = System.nanoTime();
     Result r = check(url(), false);
     long ms = (System.nanoTime() - start) / 1_000_000;
-    System.out.println("---- check, primary stopped (PostgreSQL " + cluster.version() + ") ----");
+    System.out.println("---- check, primary stopped (PostgreSQL " + SANDBOX.cluster().version() + ") ----");
     System.out.println(r.out());
     assertEquals(2, r.exit(), r.out());
     assertTrue(r.out().startsWith("omnium check: PRIMARY UNREACHABLE (exit 2)"), r.out());
-    assertTrue(r.out().contains("FAILED   primary " + cluster.primary().hostPort() + ": cannot reach the primary: "), r.out());
+    assertTrue(r.out().contains("FAILED   primary " + SANDBOX.primary().hostPort() + ": cannot reach the primary: "), r.out());
     assertTrue(ms < 8000, "took " + ms + " ms");
-    Map<?, ?> root = (Map<?, ?>) new Json(check(url(), true).out()).parse();
+    Map<?, ?> root = (Map<?, ?>) Json.parse(check(url(), true).out());
     assertEquals("primary unreachable", root.get("status"));
     assertEquals(2.0, root.get("exitCode"));
     assertEquals(false, ((Map<?, ?>) root.get("primary")).get("reachable"));
@@ -284,160 +275,5 @@ class CheckIT {
     assertTrue(at >= 0, "no section " + heading + " in\n" + out);
     int end = out.indexOf("\n\n", at + 1);
     return end < 0 ? out.substring(at) : out.substring(at, end);
-  }
-
-  // ---------------------------------------------------------------- fixtures
-
-  /** A strict recursive-descent JSON parser: objects, arrays, strings, numbers (as Double), literals. */
-  static final class Json {
-    private final String s;
-    private int i;
-
-    Json(String s) {
-      this.s = s;
-    }
-
-    Object parse() {
-      Object v = value();
-      ws();
-      if (i != s.length()) throw error("trailing text");
-      return v;
-    }
-
-    private Object value() {
-      ws();
-      if (i >= s.length()) throw error("unexpected end");
-      char c = s.charAt(i);
-      switch (c) {
-        case '{': return object();
-        case '[': return array();
-        case '"': return string();
-        case 't': return literal("true", Boolean.TRUE);
-        case 'f': return literal("false", Boolean.FALSE);
-        case 'n': return literal("null", null);
-        default:
-          if (c == '-' || (c >= '0' && c <= '9')) return number();
-          throw error("unexpected '" + c + "'");
-      }
-    }
-
-    private Map<String, Object> object() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      i++;
-      ws();
-      if (peek() == '}') {
-        i++;
-        return m;
-      }
-      while (true) {
-        ws();
-        if (peek() != '"') throw error("expected a key");
-        String k = string();
-        ws();
-        expect(':');
-        if (m.put(k, value()) != null) throw error("duplicate key " + k);
-        ws();
-        char c = next();
-        if (c == '}') return m;
-        if (c != ',') throw error("expected , or }");
-      }
-    }
-
-    private List<Object> array() {
-      List<Object> l = new ArrayList<>();
-      i++;
-      ws();
-      if (peek() == ']') {
-        i++;
-        return l;
-      }
-      while (true) {
-        l.add(value());
-        ws();
-        char c = next();
-        if (c == ']') return l;
-        if (c != ',') throw error("expected , or ]");
-      }
-    }
-
-    private String string() {
-      expect('"');
-      StringBuilder b = new StringBuilder();
-      while (true) {
-        char c = next();
-        if (c == '"') return b.toString();
-        if (c < 0x20) throw error("control character in string");
-        if (c != '\\') {
-          b.append(c);
-          continue;
-        }
-        char e = next();
-        switch (e) {
-          case '"': case '\\': case '/': b.append(e); break;
-          case 'b': b.append('\b'); break;
-          case 'f': b.append('\f'); break;
-          case 'n': b.append('\n'); break;
-          case 'r': b.append('\r'); break;
-          case 't': b.append('\t'); break;
-          case 'u':
-            if (i + 4 > s.length()) throw error("short \\u escape");
-            b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-            i += 4;
-            break;
-          default: throw error("bad escape \\" + e);
-        }
-      }
-    }
-
-    private Double number() {
-      int start = i;
-      if (peek() == '-') i++;
-      if (peek() == '0') {
-        i++;
-      } else if (Character.isDigit(peek())) {
-        while (Character.isDigit(peek())) i++;
-      } else {
-        throw error("bad number");
-      }
-      if (peek() == '.') {
-        i++;
-        if (!Character.isDigit(peek())) throw error("bad fraction");
-        while (Character.isDigit(peek())) i++;
-      }
-      if (peek() == 'e' || peek() == 'E') {
-        i++;
-        if (peek() == '+' || peek() == '-') i++;
-        if (!Character.isDigit(peek())) throw error("bad exponent");
-        while (Character.isDigit(peek())) i++;
-      }
-      return Double.valueOf(s.substring(start, i));
-    }
-
-    private Object literal(String word, Object v) {
-      if (!s.startsWith(word, i)) throw error("expected " + word);
-      i += word.length();
-      return v;
-    }
-
-    private void ws() {
-      while (i < s.length() && " \t\r\n".indexOf(s.charAt(i)) >= 0) i++;
-    }
-
-    private char peek() {
-      return i < s.length() ? s.charAt(i) : '\0';
-    }
-
-    private char next() {
-      if (i >= s.length()) throw error("unexpected end");
-      return s.charAt(i++);
-    }
-
-    private void expect(char c) {
-      if (next() != c) throw error("expected " + c);
-    }
-
-    private IllegalArgumentException error(String what) {
-      return new IllegalArgumentException("invalid JSON at " + i + ": " + what + "\n" + s);
-    }
   }
 }

@@ -5,8 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.omnium.sandbox.PgCluster;
-import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -24,13 +23,11 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 13 items 6 and 7: a healthy first start with {@code heartbeatWriter=true} logs no warning
@@ -39,27 +36,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * every interval), and {@code check} says the same. The first test needs a database that has
  * never had a heartbeat table, so the order is fixed.
  */
-@ExtendWith(PgClusterLogsOnFailure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WatcherStatesIT {
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = PgCluster.builder().replicas(1).start();
-  }
-
-  @AfterAll
-  static void down() {
-    if (cluster != null) cluster.close();
-  }
+  /** No heartbeat table and no test-side writer: the first test needs a database without one. */
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).withoutHeartbeat().build();
 
   static String url(String app, String extra) {
-    return "jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database()
-        + "?replica=" + cluster.replica(0).hostPort() + "&applicationName=" + app
-        + "&heartbeatInterval=200ms&maxAge=2s&user=" + cluster.user()
+    return SANDBOX.url(app, "heartbeatInterval=200ms&maxAge=2s"
         + "&primaryPoolSize=1&replicaPoolSize=1&fallbackPoolSize=1"
-        + (extra == null ? "" : "&" + extra);
+        + (extra == null ? "" : "&" + extra));
   }
 
   static boolean readsOnReplica(OmniumDataSource ds) throws SQLException {
@@ -72,7 +58,7 @@ class WatcherStatesIT {
 
   /** The lag watcher's backend on the replica: pid and start, as the replica reports them. */
   static String watcherSession(String app) throws SQLException {
-    try (Connection c = cluster.connect(cluster.replica(0));
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.replica(0));
          PreparedStatement ps = c.prepareStatement(
              "SELECT string_agg(pid || '@' || backend_start, ',') FROM pg_stat_activity"
                  + " WHERE application_name = ?")) {
@@ -125,7 +111,7 @@ class WatcherStatesIT {
   @Test
   @Order(1)
   void aHealthyFirstStartWithTheWriterLogsNoWarning() throws Exception {
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement();
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement();
          ResultSet rs = st.executeQuery("SELECT to_regclass('replica_heartbeat') IS NULL")) {
       rs.next();
       assertTrue(rs.getBoolean(1), "a fresh database: no heartbeat table yet");
@@ -151,18 +137,18 @@ class WatcherStatesIT {
   @Test
   @Order(2)
   void permissionDeniedHasItsOwnStateKeepsItsSessionAndCheckSaysTheSame() throws Exception {
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement()) {
       st.execute("CREATE TABLE IF NOT EXISTS replica_heartbeat (id int PRIMARY KEY CHECK (id = 1),"
           + " beat_at timestamptz NOT NULL)");
       st.execute("INSERT INTO replica_heartbeat VALUES (1, now())"
           + " ON CONFLICT (id) DO UPDATE SET beat_at = now()");
       st.execute("CREATE ROLE watcher LOGIN");
     }
-    cluster.awaitCaughtUp(cluster.replica(0));
+    SANDBOX.cluster().awaitCaughtUp(SANDBOX.replica(0));
     String url = url("denied", "replicaUser=watcher");
     try (OmniumDataSource ds = new OmniumDataSource(url)) {
       RouterMXBean m = ds.metrics();
-      String replica = cluster.replica(0).hostPort();
+      String replica = SANDBOX.replica(0).hostPort();
       Poll.until(Duration.ofSeconds(20), "state PERMISSION_DENIED",
           () -> "PERMISSION_DENIED".equals(m.getReplicaStates().get(replica)));
       assertNoReconnects("denied");
@@ -171,7 +157,7 @@ class WatcherStatesIT {
       assertTrue(report.contains("permission denied on heartbeat table replica_heartbeat"), report);
       assertTrue(report.contains("GRANT SELECT ON replica_heartbeat"), report);
 
-      try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement()) {
         st.execute("GRANT SELECT ON replica_heartbeat TO watcher");
         st.execute("UPDATE replica_heartbeat SET beat_at = now()");
       }
@@ -187,7 +173,7 @@ class WatcherStatesIT {
     String url = url("reserved", "heartbeatTable=order");
     try (OmniumDataSource ds = new OmniumDataSource(url)) {
       RouterMXBean m = ds.metrics();
-      String replica = cluster.replica(0).hostPort();
+      String replica = SANDBOX.replica(0).hostPort();
       Poll.until(Duration.ofSeconds(20), "state BAD_TABLE_NAME",
           () -> "BAD_TABLE_NAME".equals(m.getReplicaStates().get(replica)));
       assertNoReconnects("reserved");
@@ -203,15 +189,15 @@ class WatcherStatesIT {
     // A heartbeat "table" whose read takes 400 ms, so replay can conflict with the probe itself:
     // the primary takes ACCESS EXCLUSIVE on the real table every 150 ms, and the replica cancels
     // queries holding it up for more than 100 ms.
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement()) {
       st.execute("CREATE VIEW slow_beat AS SELECT h.id, h.beat_at FROM replica_heartbeat h,"
           + " pg_sleep(0.4) s");
     }
-    cluster.awaitCaughtUp(cluster.replica(0));
-    cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
+    SANDBOX.cluster().awaitCaughtUp(SANDBOX.replica(0));
+    SANDBOX.cluster().setConflictDelay(SANDBOX.replica(0), Duration.ofMillis(100));
     AtomicBoolean locking = new AtomicBoolean(true);
     Thread locker = new Thread(() -> {
-      try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement()) {
         while (locking.get()) {
           st.execute("BEGIN; LOCK TABLE replica_heartbeat IN ACCESS EXCLUSIVE MODE;"
               + " UPDATE replica_heartbeat SET beat_at = now(); COMMIT");
@@ -226,7 +212,7 @@ class WatcherStatesIT {
     try (OmniumDataSource ds = new OmniumDataSource(url)) {
       locker.start();
       RouterMXBean m = ds.metrics();
-      String replica = cluster.replica(0).hostPort();
+      String replica = SANDBOX.replica(0).hostPort();
       Poll.until(Duration.ofSeconds(30), "state RECOVERY_CONFLICT",
           () -> "RECOVERY_CONFLICT".equals(m.getReplicaStates().get(replica)));
       String session = watcherSession("conflict");
@@ -236,7 +222,7 @@ class WatcherStatesIT {
     } finally {
       locking.set(false);
       locker.join(10_000);
-      cluster.setConflictDelay(cluster.replica(0), Duration.ofSeconds(30));
+      SANDBOX.cluster().setConflictDelay(SANDBOX.replica(0), Duration.ofSeconds(30));
     }
   }
 

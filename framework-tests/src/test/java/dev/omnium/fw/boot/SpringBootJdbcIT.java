@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.omnium.fw.Routes;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
@@ -42,20 +43,14 @@ class SpringBootJdbcIT {
   @BeforeAll
   static void up() throws Exception {
     // Exactly what docs/frameworks.md tells a Boot user to write (application.properties).
-    context = new SpringApplicationBuilder(BootJdbcApp.class)
-        .web(WebApplicationType.NONE)
-        .properties(
-            "spring.main.banner-mode=off",
-            "spring.main.log-startup-info=false",
-            "spring.datasource.url=" + SANDBOX.bareUrl(APP, "maxAge=2s&heartbeatInterval=200ms"),
-            "spring.datasource.username=" + SANDBOX.cluster().user(),
-            "spring.datasource.driver-class-name=dev.omnium.jdbc.OmniumDriver",
-            "spring.datasource.hikari.maximum-pool-size=4",
-            "spring.flyway.locations=classpath:db/boot",
-            // the database already holds omnium's replica_heartbeat table: let Flyway start its history below V1
-            "spring.flyway.baseline-on-migrate=true",
-            "spring.flyway.baseline-version=0")
-        .run();
+    context = BootContext.start(BootJdbcApp.class, SANDBOX, APP,
+        "maxAge=2s&heartbeatInterval=200ms",
+        "spring.datasource.hikari.maximum-pool-size=4",
+        "spring.flyway.locations=classpath:db/boot",
+        // the database already holds omnium's replica_heartbeat table: let Flyway start its
+        // history below V1
+        "spring.flyway.baseline-on-migrate=true",
+        "spring.flyway.baseline-version=0");
     reads = context.getBean(BootJdbcApp.Reads.class);
     writes = context.getBean(BootJdbcApp.Writes.class);
     SANDBOX.awaitCaughtUp();
@@ -77,13 +72,11 @@ class SpringBootJdbcIT {
   }
 
   void assertOnReplica(Where w) {
-    assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(SANDBOX.replica().port(), w.port(), "ran on the replica: " + w);
-    assertEquals(APP + ":replica", w.applicationName());
+    Routes.assertOnReplica(w, SANDBOX, APP);
   }
 
   void assertOnPrimary(Where w) {
-    assertTrue(w.onPrimaryAs(APP, primaryPort()), "ran on the primary's read-write route: " + w);
+    Routes.assertOnPrimary(w, SANDBOX, APP);
   }
 
   boolean onPrimary(int id) throws SQLException {

@@ -3,9 +3,9 @@ package dev.omnium.fw.jpa;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.omnium.fw.Routes;
+import dev.omnium.fw.boot.BootContext;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
@@ -24,8 +24,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.orm.jpa.EntityManagerFactoryBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.orm.jpa.EntityManagerFactoryUtils;
@@ -52,20 +50,12 @@ class SpringDataJpaIT {
   @BeforeAll
   static void up() throws Exception {
     long t0 = System.nanoTime();
-    context = new SpringApplicationBuilder(JpaApp.class)
-        .web(WebApplicationType.NONE)
-        .properties(
-            "spring.main.banner-mode=off",
-            "spring.main.log-startup-info=false",
-            "spring.datasource.url=" + SANDBOX.bareUrl(APP, "heartbeatInterval=200ms"),
-            "spring.datasource.username=" + SANDBOX.cluster().user(),
-            "spring.datasource.driver-class-name=dev.omnium.jdbc.OmniumDriver",
-            // two pooled logical connections: consecutive transactions reuse them, so a pinned
-            // replica session would show up in the very next unit of work
-            "spring.datasource.hikari.maximum-pool-size=2",
-            "spring.jpa.hibernate.ddl-auto=create",
-            "spring.jpa.open-in-view=false")
-        .run();
+    context = BootContext.start(JpaApp.class, SANDBOX, APP, "heartbeatInterval=200ms",
+        // two pooled logical connections: consecutive transactions reuse them, so a pinned
+        // replica session would show up in the very next unit of work
+        "spring.datasource.hikari.maximum-pool-size=2",
+        "spring.jpa.hibernate.ddl-auto=create",
+        "spring.jpa.open-in-view=false");
     System.out.printf("jpa: Spring Boot context up in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     repo = context.getBean(CatalogItemRepository.class);
     catalog = context.getBean(JpaApp.Catalog.class);
@@ -90,14 +80,11 @@ class SpringDataJpaIT {
   }
 
   void assertOnReplica(Where w) {
-    assertNotNull(w, "a SELECT reported where it ran");
-    assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(SANDBOX.replica().port(), w.port(), "ran on the replica: " + w);
-    assertEquals(APP + ":replica", w.applicationName());
+    Routes.assertOnReplica(w, SANDBOX, APP);
   }
 
   void assertOnPrimary(Where w) {
-    assertTrue(w.onPrimaryAs(APP, SANDBOX.primary().port()), "ran on the primary's read-write route: " + w);
+    Routes.assertOnPrimary(w, SANDBOX, APP);
   }
 
   @Test

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.omnium.fw.Routes;
+import dev.omnium.fw.boot.BootContext;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
@@ -14,8 +16,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.dao.DataAccessException;
 
@@ -33,16 +33,8 @@ class MyBatisIT {
     SANDBOX.execOnPrimary("CREATE TABLE book (id int PRIMARY KEY, title text NOT NULL)",
         "INSERT INTO book SELECT g, 'title ' || g FROM generate_series(1, 5) g");
     SANDBOX.awaitCaughtUp();
-    context = new SpringApplicationBuilder(MyBatisApp.class)
-        .web(WebApplicationType.NONE)
-        .properties(
-            "spring.main.banner-mode=off",
-            "spring.main.log-startup-info=false",
-            "spring.datasource.url=" + SANDBOX.bareUrl(APP, "heartbeatInterval=200ms"),
-            "spring.datasource.username=" + SANDBOX.cluster().user(),
-            "spring.datasource.driver-class-name=dev.omnium.jdbc.OmniumDriver",
-            "spring.datasource.hikari.maximum-pool-size=2")
-        .run();
+    context = BootContext.start(MyBatisApp.class, SANDBOX, APP, "heartbeatInterval=200ms",
+        "spring.datasource.hikari.maximum-pool-size=2");
     shelf = context.getBean(MyBatisApp.Shelf.class);
     mapper = context.getBean(MyBatisApp.BookMapper.class);
     Poll.until(Duration.ofSeconds(15), "read-only mapper calls to reach the replica",
@@ -55,13 +47,11 @@ class MyBatisIT {
   }
 
   void assertOnReplica(Where w) {
-    assertTrue(w.inRecovery(), "ran on a server in recovery: " + w);
-    assertEquals(SANDBOX.replica().port(), w.port());
-    assertEquals(APP + ":replica", w.applicationName());
+    Routes.assertOnReplica(w, SANDBOX, APP);
   }
 
   void assertOnPrimary(Where w) {
-    assertTrue(w.onPrimaryAs(APP, SANDBOX.primary().port()), "ran on the primary's read-write route: " + w);
+    Routes.assertOnPrimary(w, SANDBOX, APP);
   }
 
   @Test

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.FakeTime;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgNode;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.RouterBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.sql.Connection;
@@ -27,8 +27,8 @@ import javax.management.JMX;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -39,56 +39,50 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * router's JMX bean reports the skewed server's clock offset. The JMX effective lag sampled while
  * the replica is healthy gives the measure's precision (how far it exceeds the real lag).
  */
+@ExtendWith(LogScanned.class)
 class ClockSkewIT {
   static final Duration RUN = Duration.ofSeconds(20);
   static final Duration MAX_AGE = Duration.ofSeconds(1);
   /** After a fault ends (and after the start), the replica counts as healthy this much later. */
   static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(1);
-  @RegisterExtension
-  @Order(0)
-  static final LogScanned LOGS = new LogScanned();
   /** The driver's own writer (heartbeatWriter=true) keeps the heartbeat table beating. */
   @RegisterExtension
-  @Order(1)
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).heartbeatTableOnly()
-      .urlPassword(SecretScan.PASSWORD).build();
-  static PgCluster cluster;
+  static final PgSandbox SANDBOX = SecretScan.sandbox(1).heartbeatTableOnly().build();
 
   @BeforeAll
   static void up() {
     Assumptions.assumeTrue(FakeTime.available(),
         () -> "skipped: cannot shift a server's clock: " + FakeTime.unavailableReason());
-    cluster = SANDBOX.cluster();
   }
 
   @Test
   void replicaThreeSecondsBehind() throws Exception {
-    run("skewr_m3", cluster.replica(0), Duration.ofSeconds(-3));
+    run("skewr_m3", SANDBOX.replica(0), Duration.ofSeconds(-3));
   }
 
   @Test
   void replicaThreeSecondsAhead() throws Exception {
-    run("skewr_p3", cluster.replica(0), Duration.ofSeconds(3));
+    run("skewr_p3", SANDBOX.replica(0), Duration.ofSeconds(3));
   }
 
   @Test
   void replicaThirtySecondsBehind() throws Exception {
-    run("skewr_m30", cluster.replica(0), Duration.ofSeconds(-30));
+    run("skewr_m30", SANDBOX.replica(0), Duration.ofSeconds(-30));
   }
 
   @Test
   void replicaThirtySecondsAhead() throws Exception {
-    run("skewr_p30", cluster.replica(0), Duration.ofSeconds(30));
+    run("skewr_p30", SANDBOX.replica(0), Duration.ofSeconds(30));
   }
 
   @Test
   void primaryThirtySecondsAhead() throws Exception {
-    run("skewp_p30", cluster.primary(), Duration.ofSeconds(30));
+    run("skewp_p30", SANDBOX.primary(), Duration.ofSeconds(30));
   }
 
   @Test
   void primaryThreeSecondsBehind() throws Exception {
-    run("skewp_m3", cluster.primary(), Duration.ofSeconds(-3));
+    run("skewp_m3", SANDBOX.primary(), Duration.ofSeconds(-3));
   }
 
   /**
@@ -104,9 +98,8 @@ class ClockSkewIT {
     setLogStatement("all");
     try (Connection c = DriverManager.getConnection(url)) {
       c.setReadOnly(true);
-      RouterMXBean bean = JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
-          new ObjectName("dev.omnium:type=Router,name=" + app), RouterMXBean.class);
-      String replica = cluster.replica(0).hostPort();
+      RouterMXBean bean = RouterBean.of(app);
+      String replica = SANDBOX.replica(0).hostPort();
       Poll.until(Duration.ofSeconds(20), "the replica's lag to be known",
           () -> bean.getEffectiveLagMillis().get(replica) >= 0);
       long before = samplerQueriesLogged();
@@ -125,12 +118,12 @@ class ClockSkewIT {
     assertTrue(perSecond >= 5 && perSecond <= 13, "expected about 10 primary queries/s for"
         + " heartbeatInterval 100 ms, the primary logged " + perSecond);
     OmniumDriver.shutdown();
-    Leaks.assertGone(cluster, app);
+    Leaks.assertGone(SANDBOX.cluster(), app);
   }
 
   /** The sampler's statements in the primary's log so far. */
   private static long samplerQueriesLogged() throws Exception {
-    String log = Files.readString(cluster.primary().logFile());
+    String log = Files.readString(SANDBOX.primary().logFile());
     String needle = "pg_current_wal_insert_lsn()::text, extract(epoch FROM clock_timestamp())";
     long n = 0;
     for (int i = log.indexOf(needle); i >= 0; i = log.indexOf(needle, i + 1)) n++;
@@ -138,7 +131,7 @@ class ClockSkewIT {
   }
 
   private static void setLogStatement(String value) throws Exception {
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement()) {
       st.execute(value == null ? "ALTER SYSTEM RESET log_statement"
           : "ALTER SYSTEM SET log_statement = '" + value + "'");
       st.execute("SELECT pg_reload_conf()");
@@ -150,23 +143,18 @@ class ClockSkewIT {
   record Sample(long nanos, long lagMillis, Long offsetMillis) { }
 
   static void run(String app, PgNode skewed, Duration offset) throws Exception {
-    PgNode replica = cluster.replica(0);
-    cluster.skewClock(skewed, offset);
+    PgNode replica = SANDBOX.replica(0);
+    SANDBOX.cluster().skewClock(skewed, offset);
     List<Sample> samples = Collections.synchronizedList(new ArrayList<>());
-    StalenessRun.Options o = new StalenessRun.Options();
-    o.name = app;
-    o.app = app;
-    o.cluster = cluster;
-    o.maxAge = MAX_AGE;
-    o.duration = RUN;
+    StalenessRun.Options o = new StalenessRun.Options(app, SANDBOX.cluster(), MAX_AGE, RUN);
     o.script = List.of("longPause"); // the control reader's stale window, then healthy
     o.randomFaults = false;
     o.url = SANDBOX.url(app, "maxAge=" + MAX_AGE.toMillis()
         + "ms&heartbeatInterval=100ms&heartbeatWriter=true");
     StalenessRun.Result r;
     try {
-      cluster.awaitStreaming(replica, Duration.ofSeconds(30));
-      String key = skewed == cluster.primary() ? "primary" : replica.hostPort();
+      SANDBOX.cluster().awaitStreaming(replica, Duration.ofSeconds(30));
+      String key = skewed == SANDBOX.primary() ? "primary" : replica.hostPort();
       Thread sampler = sampler(app, replica.hostPort(), key, samples);
       try {
         r = new StalenessRun(o).run();
@@ -175,8 +163,8 @@ class ClockSkewIT {
         sampler.join(10_000);
       }
     } finally {
-      cluster.skewClock(skewed, Duration.ZERO);
-      cluster.awaitStreaming(replica, Duration.ofSeconds(30));
+      SANDBOX.cluster().skewClock(skewed, Duration.ZERO);
+      SANDBOX.cluster().awaitStreaming(replica, Duration.ofSeconds(30));
     }
 
     long healthy = 0;
@@ -224,9 +212,9 @@ class ClockSkewIT {
     assertNotNull(seenOffset, "JMX never reported the clock offset of " + skewed.name());
     assertTrue(Math.abs(seenOffset - offset.toMillis()) < 500, "JMX clock offset " + seenOffset
         + " ms for " + skewed.name() + ", skewed by " + offset.toMillis() + " ms");
-    Leaks.assertQuiescent(cluster, app);
+    Leaks.assertQuiescent(SANDBOX.cluster(), app);
     OmniumDriver.shutdown();
-    Leaks.assertGone(cluster, app);
+    Leaks.assertGone(SANDBOX.cluster(), app);
   }
 
   private static Thread sampler(String app, String replica, String key, List<Sample> out) {

@@ -4,10 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.jdbc.RouterMXBean;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
-import java.lang.management.ManagementFactory;
+import dev.omnium.sandbox.testkit.RouterBean;
 import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -22,10 +21,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.JMX;
-import javax.management.ObjectName;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -35,17 +33,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * sessions the replica terminates (FATAL, idle in transaction) are evicted, never handed out again;
  * retries are counted in JMX, and the replica's log shows the conflicts the driver absorbed.
  */
+@ExtendWith(LogScanned.class)
 class ConflictStormIT {
   static final Duration STORM = Duration.ofSeconds(12);
   /** Reads t (truncated, vacuumed) and d (dropped and re-created; missing is fine) and hold their locks a while. */
   static final String READ = "SELECT storm_read(), pg_is_in_recovery(), pg_backend_pid(), current_setting('application_name')";
 
   @RegisterExtension
-  @Order(0)
-  static final LogScanned LOGS = new LogScanned();
-  @RegisterExtension
-  @Order(1)
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).urlPassword(SecretScan.PASSWORD)
+  static final PgSandbox SANDBOX = SecretScan.sandbox(1)
       .sql("CREATE TABLE t (v int)", "INSERT INTO t SELECT generate_series(1, 2000)",
           "CREATE TABLE d (v int)",
           "CREATE FUNCTION storm_read() RETURNS bigint LANGUAGE plpgsql AS $$\n"
@@ -59,27 +54,19 @@ class ConflictStormIT {
           + "  PERFORM pg_sleep(0.15);\n"
           + "  RETURN n + m;\n"
           + "END $$").build();
-  static PgCluster cluster;
 
   @BeforeAll
   static void up() {
-    cluster = SANDBOX.cluster();
-    cluster.setConflictDelay(cluster.replica(0), Duration.ofMillis(100));
+    SANDBOX.cluster().setConflictDelay(SANDBOX.replica(0), Duration.ofMillis(100));
   }
 
   @Test
   void everyRetryableReadSurvivesTheStorm() throws Exception {
     String app = "storm";
     String url = SANDBOX.url(app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=4&fallbackPoolSize=4");
-    long logStart = Files.size(cluster.replica(0).logFile());
+    long logStart = Files.size(SANDBOX.replica(0).logFile());
     try (Connection probe = DriverManager.getConnection(url)) {
-      probe.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> {
-        try (Statement st = probe.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
-          rs.next();
-          return rs.getBoolean(1);
-        }
-      });
+      Readers.awaitFreshReplica(probe);
     }
     List<String> retryableFailures = Collections.synchronizedList(new ArrayList<>());
     List<String> laterFailures = Collections.synchronizedList(new ArrayList<>());
@@ -158,7 +145,7 @@ class ConflictStormIT {
     }
     Thread storm = new Thread(() -> {
       Random rnd = new Random();
-      try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
+      try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = c.createStatement()) {
         while (System.nanoTime() < end) {
           try {
             switch (rnd.nextInt(4)) {
@@ -195,10 +182,9 @@ class ConflictStormIT {
       t.join(STORM.toMillis() + 30_000);
       if (t.isAlive()) stuck.add(t.getName());
     }
-    RouterMXBean bean = JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
-        new ObjectName("dev.omnium:type=Router,name=" + app), RouterMXBean.class);
+    RouterMXBean bean = RouterBean.of(app);
     long retries = bean.getRetries();
-    String log = Files.readString(cluster.replica(0).logFile());
+    String log = Files.readString(SANDBOX.replica(0).logFile());
     log = log.substring((int) Math.min(logStart, log.length()));
     long cancelled = count(log, app + ":replica ERROR:  canceling statement due to conflict with recovery");
     long terminated = count(log, app + ":replica FATAL:  terminating connection due to conflict with recovery");
@@ -245,16 +231,16 @@ class ConflictStormIT {
           "a later statement failed with something else than a conflict or a lost session: " + f);
     }
     // No terminated session lingers in the replica pool: the server's count matches what the pool holds.
-    Leaks.assertQuiescent(cluster, app);
+    Leaks.assertQuiescent(SANDBOX.cluster(), app);
     Map<String, Leaks.Pool> pools = Leaks.pools(app);
     int pooled = pools.values().stream().filter(p -> p.name().startsWith(app + "-replica-")).mapToInt(Leaks.Pool::total).sum();
     Poll.until(Duration.ofSeconds(10), "the replica pool's connections to all be live sessions",
-        () -> Leaks.sessions(cluster, cluster.replica(0), app).getOrDefault("replica idle", 0)
+        () -> Leaks.sessions(SANDBOX.cluster(), SANDBOX.replica(0), app).getOrDefault("replica idle", 0)
             == Leaks.pools(app).values().stream().filter(p -> p.name().startsWith(app + "-replica-"))
             .mapToInt(Leaks.Pool::total).sum());
     assertTrue(pooled > 0, "no replica pool: " + pools);
     OmniumDriver.shutdown();
-    Leaks.assertGone(cluster, app);
+    Leaks.assertGone(SANDBOX.cluster(), app);
   }
 
   /**
@@ -270,15 +256,8 @@ class ConflictStormIT {
       String app = "stormend" + end;
       String url = SANDBOX.url(app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=1");
       try (Connection c = DriverManager.getConnection(url)) {
-        c.setReadOnly(true);
-        Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> {
-          try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
-            rs.next();
-            return rs.getBoolean(1);
-          }
-        });
-        RouterMXBean bean = JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
-            new ObjectName("dev.omnium:type=Router,name=" + app), RouterMXBean.class);
+        Readers.awaitFreshReplica(c);
+        RouterMXBean bean = RouterBean.of(app);
         c.setAutoCommit(false);
         int pid;
         try (Statement st = c.createStatement();
@@ -287,17 +266,13 @@ class ConflictStormIT {
           pid = rs.getInt(1);
           assertTrue(rs.getBoolean(2), "the transaction began on the replica");
         }
-        try (Connection p = cluster.connect(cluster.primary()); Statement st = p.createStatement()) {
+        try (Connection p = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = p.createStatement()) {
           st.execute("TRUNCATE t");
           st.execute("INSERT INTO t SELECT generate_series(1, 2000)");
         }
-        Poll.until(Duration.ofSeconds(10), "the replica to terminate session " + pid, () -> {
-          try (Connection r = cluster.connect(cluster.replica(0)); Statement st = r.createStatement();
-               ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid)) {
-            rs.next();
-            return rs.getInt(1) == 0;
-          }
-        });
+        Poll.until(Duration.ofSeconds(10), "the replica to terminate session " + pid,
+            () -> "0".equals(SANDBOX.queryOne(SANDBOX.replica(0),
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = ?", pid)));
         long retriesBefore = bean.getRetries();
         String ended;
         try {
@@ -327,9 +302,9 @@ class ConflictStormIT {
             + (retried > 0 ? "was retried on the primary (" + retried + " retry): it had been handed the dead session"
                 : "ran on " + (nextOnReplica ? "replica pid " + nextPid : "the primary")));
       }
-      Leaks.assertQuiescent(cluster, app);
+      Leaks.assertQuiescent(SANDBOX.cluster(), app);
       OmniumDriver.shutdown();
-      Leaks.assertGone(cluster, app);
+      Leaks.assertGone(SANDBOX.cluster(), app);
     }
   }
 

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
-import dev.omnium.sandbox.testkit.Poll;
 import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -17,12 +15,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 
@@ -33,21 +29,12 @@ import org.postgresql.PGConnection;
  * transactions, readWithRetry, COPY through unwrap, abort) in driver and DataSource mode, and first
  * shows that the check does see connections still held.
  */
+@ExtendWith(LogScanned.class)
 class LeaksIT {
   @RegisterExtension
-  @Order(0)
-  static final LogScanned LOGS = new LogScanned();
-  @RegisterExtension
-  @Order(1)
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).urlPassword(SecretScan.PASSWORD)
+  static final PgSandbox SANDBOX = SecretScan.sandbox(1)
       .sql("CREATE TABLE items (id int PRIMARY KEY, name text)",
           "INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 100) g").build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
 
   static String url(String app) {
     return SANDBOX.url(app, "maxAge=2s&heartbeatInterval=100ms&replicaPoolSize=3&fallbackPoolSize=2"
@@ -106,27 +93,21 @@ class LeaksIT {
     String app = "leakdriver";
     String url = url(app);
     try (Connection probe = DriverManager.getConnection(url)) {
-      probe.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> {
-        try (Statement st = probe.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
-          rs.next();
-          return rs.getBoolean(1);
-        }
-      });
+      Readers.awaitFreshReplica(probe);
       // The check sees what is held: a read-only transaction open on the replica is not quiescent.
       probe.setAutoCommit(false);
       try (Statement st = probe.createStatement()) {
         st.executeQuery("SELECT 1").close();
       }
-      assertNotNull(Leaks.quiescenceProblem(cluster, app), "the leak check did not see a replica connection in use");
+      assertNotNull(Leaks.quiescenceProblem(SANDBOX.cluster(), app), "the leak check did not see a replica connection in use");
       probe.rollback();
     }
     List<Connection> many = new ArrayList<>();
     for (int i = 0; i < 20; i++) many.add(DriverManager.getConnection(url));
     for (int i = 0; i < many.size(); i++) exercise(many.get(i), i, 1000);
-    Leaks.assertQuiescent(cluster, app);
+    Leaks.assertQuiescent(SANDBOX.cluster(), app);
     OmniumDriver.shutdown();
-    Leaks.assertGone(cluster, app);
+    Leaks.assertGone(SANDBOX.cluster(), app);
   }
 
   @Test
@@ -138,7 +119,7 @@ class LeaksIT {
         try (Statement st = probe.createStatement()) {
           st.executeUpdate("UPDATE items SET name = name WHERE id = 2");
         }
-        assertNotNull(Leaks.quiescenceProblem(cluster, app), "the leak check did not see a primary connection in use");
+        assertNotNull(Leaks.quiescenceProblem(SANDBOX.cluster(), app), "the leak check did not see a primary connection in use");
         probe.rollback();
       }
       for (int i = 0; i < 20; i++) exercise(i % 2 == 0 ? db.write() : db.read(), i, 2000);
@@ -149,8 +130,8 @@ class LeaksIT {
         }
       });
       assertTrue(n >= 100);
-      Leaks.assertQuiescent(cluster, app);
+      Leaks.assertQuiescent(SANDBOX.cluster(), app);
     }
-    Leaks.assertGone(cluster, app);
+    Leaks.assertGone(SANDBOX.cluster(), app);
   }
 }

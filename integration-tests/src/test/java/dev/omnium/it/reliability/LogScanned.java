@@ -6,9 +6,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * JUnit 5 extension: marks the log before the class starts and, once it is done, scans every line
- * logged since for the distinctive password. Register it with {@code @Order(0)} before the
- * {@code PgSandbox} ({@code @Order(1)}), so that it runs after the sandbox stopped and the scan
- * covers what the driver logs while it shuts down.
+ * logged since for the distinctive password. Register it on the class
+ * ({@code @ExtendWith(LogScanned.class)}): JUnit registers class-level extensions before the
+ * {@code PgSandbox} field and runs their after-all callbacks last, so the scan covers what the
+ * driver logs while the sandbox shuts it down.
  */
 final class LogScanned implements BeforeAllCallback, AfterAllCallback {
   private int mark;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.jdbc.RouterMXBean;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
-import java.lang.management.ManagementFactory;
+import dev.omnium.sandbox.testkit.RouterBean;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -26,10 +26,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.JMX;
-import javax.management.ObjectName;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -38,6 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * whole time); readers beyond the cap wait poolTimeout and get a clear
  * SQLTransientConnectionException; a writer on the same router keeps committing throughout.
  */
+@ExtendWith(LogScanned.class)
 class PrimaryProtectionIT {
   static final int READERS = 50;
   static final int CAP = 3;
@@ -49,28 +48,12 @@ class PrimaryProtectionIT {
   static final long MARGIN_MS = 1500;
 
   @RegisterExtension
-  @Order(0)
-  static final LogScanned LOGS = new LogScanned();
-  @RegisterExtension
-  @Order(1)
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).healAfterEach()
-      .urlPassword(SecretScan.PASSWORD)
+  static final PgSandbox SANDBOX = SecretScan.sandbox(1).healAfterEach()
       .sql("CREATE TABLE writes (id bigserial PRIMARY KEY, at timestamptz DEFAULT now())").build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
 
   static String url(String app) {
     return SANDBOX.url(app, "maxAge=1s&heartbeatInterval=100ms&fallbackPoolSize=" + CAP
         + "&poolTimeout=" + POOL_TIMEOUT.toMillis() + "ms&primaryPoolSize=2");
-  }
-
-  static RouterMXBean bean(String app) throws Exception {
-    return JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
-        new ObjectName("dev.omnium:type=Router,name=" + app), RouterMXBean.class);
   }
 
   interface Source {
@@ -82,10 +65,9 @@ class PrimaryProtectionIT {
     String app = "protectstale";
     String url = url(app);
     try (Connection probe = DriverManager.getConnection(url)) {
-      probe.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> onReplica(probe));
-      cluster.pauseReplay(cluster.replica(0));
-      Poll.until(Duration.ofSeconds(15), "the replica to go stale", () -> !onReplica(probe));
+      Readers.awaitFreshReplica(probe);
+      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
+      Poll.until(Duration.ofSeconds(15), "the replica to go stale", () -> !Where.of(probe).inRecovery());
     }
     load(app, () -> DriverManager.getConnection(url), () -> DriverManager.getConnection(url), "stale");
   }
@@ -95,22 +77,15 @@ class PrimaryProtectionIT {
     String app = "protectdead";
     try (OmniumDataSource db = new OmniumDataSource(url(app))) {
       try (Connection probe = db.read()) {
-        Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> onReplica(probe));
+        Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> Where.of(probe).inRecovery());
       }
-      cluster.stop(cluster.replica(0), true);
+      SANDBOX.cluster().stop(SANDBOX.replica(0), true);
       Poll.until(Duration.ofSeconds(15), "the watcher to see the replica down",
           () -> !"OK".equals(db.metrics().getReplicaStates().values().iterator().next()));
       load(app, db::read, db::write, "dead");
     }
     OmniumDriver.shutdown();
-    Leaks.assertGone(cluster, app);
-  }
-
-  private static boolean onReplica(Connection c) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
-      rs.next();
-      return rs.getBoolean(1);
-    }
+    Leaks.assertGone(SANDBOX.cluster(), app);
   }
 
   private void load(String app, Source readers, Source writers, String what) throws Exception {
@@ -125,7 +100,7 @@ class PrimaryProtectionIT {
     AtomicInteger commits = new AtomicInteger();
     AtomicLong longestWriteGap = new AtomicLong();
     List<String> writeErrors = Collections.synchronizedList(new ArrayList<>());
-    RouterMXBean bean = bean(app);
+    RouterMXBean bean = RouterBean.of(app);
 
     CountDownLatch go = new CountDownLatch(1);
     long[] end = new long[1];
@@ -190,7 +165,7 @@ class PrimaryProtectionIT {
     threads.add(writer);
     for (Thread t : threads) t.start();
 
-    try (ActivitySampler primary = new ActivitySampler(cluster, cluster.primary(), app + ":fallback", app)) {
+    try (ActivitySampler primary = new ActivitySampler(SANDBOX.cluster(), SANDBOX.primary(), app + ":fallback", app)) {
       end[0] = System.nanoTime() + LOAD.toNanos();
       go.countDown();
       while (System.nanoTime() < end[0]) {
@@ -244,10 +219,10 @@ class PrimaryProtectionIT {
       assertTrue(longestWriteGap.get() <= POOL_TIMEOUT.toMillis() + MARGIN_MS,
           "the writer stalled " + longestWriteGap.get() + " ms between commits");
     }
-    Leaks.assertQuiescent(cluster, app);
+    Leaks.assertQuiescent(SANDBOX.cluster(), app);
     if (what.equals("stale")) {
       OmniumDriver.shutdown();
-      Leaks.assertGone(cluster, app);
+      Leaks.assertGone(SANDBOX.cluster(), app);
     }
   }
 }

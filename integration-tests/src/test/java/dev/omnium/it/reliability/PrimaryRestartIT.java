@@ -6,10 +6,9 @@ import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.jdbc.RouterMXBean;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
-import java.lang.management.ManagementFactory;
+import dev.omnium.sandbox.testkit.RouterBean;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -24,11 +23,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.management.JMX;
-import javax.management.ObjectName;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -38,21 +34,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * connection and data source, without restarting anything; the driver's heartbeat writer takes its
  * lock again, read routing returns to the replica and the fallback route works; every thread ends.
  */
+@ExtendWith(LogScanned.class)
 class PrimaryRestartIT {
   @RegisterExtension
-  @Order(0)
-  static final LogScanned LOGS = new LogScanned();
-  @RegisterExtension
-  @Order(1)
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).heartbeatTableOnly()
-      .urlPassword(SecretScan.PASSWORD)
+  static final PgSandbox SANDBOX = SecretScan.sandbox(1).heartbeatTableOnly()
       .sql("CREATE TABLE w (id bigserial PRIMARY KEY, who text)").build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
 
   /** What one writer saw: successes, and failures by SQLState with a sample message each. */
   static final class WriteLog {
@@ -95,7 +81,7 @@ class PrimaryRestartIT {
                 && readers.reads().stream().anyMatch(Readers.Read::replica));
 
         long before = System.nanoTime();
-        cluster.restartPrimary();
+        SANDBOX.cluster().restartPrimary();
         restartedAt[0] = System.nanoTime();
         long outageMs = TimeUnit.NANOSECONDS.toMillis(restartedAt[0] - before);
 
@@ -109,7 +95,7 @@ class PrimaryRestartIT {
         Poll.until(Duration.ofSeconds(20), "reads routed to the replica again",
             () -> readers.reads().stream().anyMatch(x -> x.replica() && x.begin() > readsBefore));
         // ... and the fallback route on the restarted primary works too.
-        cluster.pauseReplay(cluster.replica(0));
+        SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
         try (OmniumConnection c = db.read(Duration.ofMillis(500))) {
           Duration fallbackBack = Poll.until(Duration.ofSeconds(20), "a fallback read on the restarted primary", () -> {
             try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
@@ -134,7 +120,7 @@ class PrimaryRestartIT {
               .put("readErrors", readers.reads().stream().filter(x -> x.error() != null).count())
               .report();
         } finally {
-          cluster.resumeReplay(cluster.replica(0));
+          SANDBOX.cluster().resumeReplay(SANDBOX.replica(0));
         }
         running[0] = false;
         List<String> stuck = readers.stop(10_000);
@@ -147,13 +133,13 @@ class PrimaryRestartIT {
         assertTrue(driverWrites.failed.get() > 0 && dataSourceWrites.failed.get() > 0,
             "a writer saw no failure: the outage was not seen");
       }
-      Leaks.assertQuiescent(cluster, app); // the logical connection is closed now, the data source still open
+      Leaks.assertQuiescent(SANDBOX.cluster(), app); // the logical connection is closed now, the data source still open
     } finally {
       running[0] = false;
       db.close();
     }
     OmniumDriver.shutdown();
-    Leaks.assertGone(cluster, app);
+    Leaks.assertGone(SANDBOX.cluster(), app);
     // Last, so that everything else above is known to hold: the contract's SQLState class.
     List<String> notClass08 = new ArrayList<>();
     SQLException example = null;
@@ -172,8 +158,7 @@ class PrimaryRestartIT {
   }
 
   static dev.omnium.jdbc.RouterMXBean bean(String app) throws Exception {
-    return javax.management.JMX.newMXBeanProxy(java.lang.management.ManagementFactory.getPlatformMBeanServer(),
-        new javax.management.ObjectName("dev.omnium:type=Router,name=" + app), dev.omnium.jdbc.RouterMXBean.class);
+    return RouterBean.of(app);
   }
 
   private Thread writer(String name, Readers.Source source, boolean perWrite, WriteLog log, boolean[] running,

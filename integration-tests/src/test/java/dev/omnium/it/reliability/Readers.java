@@ -1,9 +1,12 @@
 package dev.omnium.it.reliability;
 
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +33,15 @@ final class Readers {
 
   /** Reads return (pg_is_in_recovery(), application_name) first. */
   static final String SQL = "SELECT pg_is_in_recovery(), current_setting('application_name'), pg_sleep(0.02)";
+
+  /**
+   * Makes {@code c} read-only and waits (15 s at the most) until its reads run on a replica: the
+   * start of every suite that then breaks the replica.
+   */
+  static void awaitFreshReplica(Connection c) throws Exception {
+    c.setReadOnly(true);
+    Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> Where.of(c).inRecovery());
+  }
 
   private final List<Read> reads = new ArrayList<>();
   private final List<String> commitErrors = new ArrayList<>();

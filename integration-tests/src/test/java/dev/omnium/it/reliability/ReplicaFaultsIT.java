@@ -3,22 +3,17 @@ package dev.omnium.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.jdbc.RouterMXBean;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgNode;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
-import java.lang.management.ManagementFactory;
+import dev.omnium.sandbox.testkit.RouterBean;
 import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import javax.management.JMX;
-import javax.management.ObjectName;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -27,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a read-only transaction surfaces an error; no read waits longer than replicaAcquireTimeout plus
  * one statement; reads return to the replica within a few heartbeat intervals of its recovery.
  */
+@ExtendWith(LogScanned.class)
 class ReplicaFaultsIT {
   static final Duration INTERVAL = Duration.ofMillis(100);
   static final Duration MAX_AGE = Duration.ofSeconds(1);
@@ -44,28 +40,12 @@ class ReplicaFaultsIT {
   static final int RETURN_INTERVALS = 5;
 
   @RegisterExtension
-  @Order(0)
-  static final LogScanned LOGS = new LogScanned();
-  @RegisterExtension
-  @Order(1)
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).healAfterEach()
-      .heartbeat(INTERVAL)
-      .urlPassword(SecretScan.PASSWORD).build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
+  static final PgSandbox SANDBOX = SecretScan.sandbox(1).healAfterEach()
+      .heartbeat(INTERVAL).build();
 
   static String url(String app) {
     return SANDBOX.url(app, "maxAge=" + MAX_AGE.toMillis() + "ms&heartbeatInterval=" + INTERVAL.toMillis()
         + "ms&replicaAcquireTimeout=" + ACQUIRE.toMillis() + "ms&replicaPoolSize=4&fallbackPoolSize=4");
-  }
-
-  static RouterMXBean bean(String app) throws Exception {
-    return JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(),
-        new ObjectName("dev.omnium:type=Router,name=" + app), RouterMXBean.class);
   }
 
   interface Fault {
@@ -74,29 +54,29 @@ class ReplicaFaultsIT {
 
   @Test
   void crashAndRestart() throws Exception {
-    PgNode r = cluster.replica(0);
+    PgNode r = SANDBOX.replica(0);
     run("crash", () -> {
-      cluster.stop(r, true);
+      SANDBOX.cluster().stop(r, true);
       Thread.sleep(3000);
-      cluster.start(r);
+      SANDBOX.cluster().start(r);
     });
   }
 
   @Test
   void freezeAndThaw() throws Exception {
-    PgNode r = cluster.replica(0);
+    PgNode r = SANDBOX.replica(0);
     // Longer than the client socket timeout the driver sets on replica connections
     // (replicaStatementTimeout 5 s + 2 s), as a hung host would be.
     run("freeze", () -> {
-      cluster.freeze(r);
+      SANDBOX.cluster().freeze(r);
       Thread.sleep(8000);
-      cluster.thaw(r);
+      SANDBOX.cluster().thaw(r);
     });
   }
 
   private void run(String app, Fault fault) throws Exception {
     String url = url(app);
-    PgNode replica = cluster.replica(0);
+    PgNode replica = SANDBOX.replica(0);
     Readers readers = new Readers(app, () -> DriverManager.getConnection(url), 3, 3, 20).start();
     long faultAt;
     long recoveredAt;
@@ -106,7 +86,7 @@ class ReplicaFaultsIT {
           () -> readers.reads().stream().filter(Readers.Read::replica).count() >= 30);
       faultAt = System.nanoTime();
       fault.inject();
-      cluster.awaitCaughtUp(replica);
+      SANDBOX.cluster().awaitCaughtUp(replica);
       recoveredAt = System.nanoTime();
       long since = recoveredAt;
       Poll.until(Duration.ofSeconds(20), "reads back on the replica after recovery",
@@ -143,8 +123,8 @@ class ReplicaFaultsIT {
         .put("readsOverBound", slow.size())
         .put("backOnReplicaMs", backMs)
         .put("backBoundMs", backBound)
-        .put("replicaAcquireFailures", bean(app).getReplicaAcquireFailures())
-        .put("retries", bean(app).getRetries())
+        .put("replicaAcquireFailures", RouterBean.of(app).getReplicaAcquireFailures())
+        .put("retries", RouterBean.of(app).getRetries())
         .report();
 
     assertTrue(stuck.isEmpty(), "reader threads stuck: " + stuck);
@@ -159,8 +139,8 @@ class ReplicaFaultsIT {
     assertTrue(fallbackDuringFault > 0, "no read was served by the fallback during the fault");
     assertTrue(backMs <= backBound, "reads returned to the replica " + backMs + " ms after it recovered, bound "
         + backBound + " ms (" + RETURN_INTERVALS + " heartbeat intervals + replicaAcquireTimeout + margin)");
-    Leaks.assertQuiescent(cluster, app);
+    Leaks.assertQuiescent(SANDBOX.cluster(), app);
     OmniumDriver.shutdown();
-    Leaks.assertGone(cluster, app);
+    Leaks.assertGone(SANDBOX.cluster(), app);
   }
 }

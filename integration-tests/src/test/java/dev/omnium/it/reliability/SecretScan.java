@@ -2,6 +2,7 @@ package dev.omnium.it.reliability;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.omnium.sandbox.testkit.PgSandbox;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
@@ -40,6 +41,14 @@ final class SecretScan {
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < n; i++) b.append(alphabet.charAt(r.nextInt(alphabet.length())));
     return b.toString();
+  }
+
+  /**
+   * A suite's cluster: its URLs carry {@link #PASSWORD}, so that the suite's log scan
+   * ({@link LogScanned}) has something to find if the driver ever logs a URL's password.
+   */
+  static PgSandbox.Builder sandbox(int replicas) {
+    return PgSandbox.builder().replicas(replicas).urlPassword(PASSWORD);
   }
 
   /** How many texts were looked at. */

@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -19,33 +17,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code omnium.soak.minutes=10}; without the profile it is 0 and the same test runs a bounded
  * 20-second version, so the code path runs in every CI build.
  */
+@ExtendWith(LogScanned.class)
 class SoakIT {
   static final int MINUTES = Integer.getInteger("omnium.soak.minutes", 0);
   static final Duration SHORT = Duration.ofSeconds(20);
   @RegisterExtension
-  @Order(0)
-  static final LogScanned LOGS = new LogScanned();
-  @RegisterExtension
-  @Order(1)
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(2).heartbeatTableOnly()
-      .urlPassword(SecretScan.PASSWORD).build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
+  static final PgSandbox SANDBOX = SecretScan.sandbox(2).heartbeatTableOnly().build();
 
   @Test
   void randomFaultsWithTheStalenessCheckerOn() throws Exception {
     String app = "soak";
     Duration duration = MINUTES > 0 ? Duration.ofMinutes(MINUTES) : SHORT;
-    StalenessRun.Options o = new StalenessRun.Options();
-    o.name = app;
-    o.app = app;
-    o.cluster = cluster;
-    o.maxAge = Duration.ofSeconds(1);
-    o.duration = duration;
+    StalenessRun.Options o = new StalenessRun.Options(app, SANDBOX.cluster(), Duration.ofSeconds(1), duration);
     o.script = List.of("freeze", "restart", "longPause"); // every kind at least once, then random
     o.randomRestarts = true;
     o.randomFreezes = true;
@@ -62,8 +45,8 @@ class SoakIT {
         "every kind of fault must have been injected: " + r.faults);
     assertTrue(r.replicaReads > 0 && r.fallbackReads > 0, "reads per route: " + r.replicaReads + "/" + r.fallbackReads);
     assertTrue(r.controlViolations > 0, "the control reader never saw data older than maxAge: the checker proves nothing");
-    Leaks.assertQuiescent(cluster, app);
+    Leaks.assertQuiescent(SANDBOX.cluster(), app);
     OmniumDriver.shutdown();
-    Leaks.assertGone(cluster, app);
+    Leaks.assertGone(SANDBOX.cluster(), app);
   }
 }

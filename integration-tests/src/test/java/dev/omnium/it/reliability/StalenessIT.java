@@ -4,14 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -19,23 +17,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * maxAge, while replay is paused and resumed at random (0.5–8 s) and the replica is restarted. Run
  * with maxAge 1 s and 5 s; see {@link StalenessRun} for the check itself.
  */
+@ExtendWith(LogScanned.class)
 class StalenessIT {
   /** Each run stays near 30 s so that the reliability package fits the CI budget. */
   static final Duration RUN = Duration.ofSeconds(25);
-  @RegisterExtension
-  @Order(0)
-  static final LogScanned LOGS = new LogScanned();
   /** The driver's own writer (heartbeatWriter=true) keeps the heartbeat table beating. */
   @RegisterExtension
-  @Order(1)
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).heartbeatTableOnly()
-      .urlPassword(SecretScan.PASSWORD).build();
-  static PgCluster cluster;
-
-  @BeforeAll
-  static void up() {
-    cluster = SANDBOX.cluster();
-  }
+  static final PgSandbox SANDBOX = SecretScan.sandbox(1).heartbeatTableOnly().build();
 
   @Test
   void maxAgeOneSecond() throws Exception {
@@ -48,12 +36,7 @@ class StalenessIT {
   }
 
   static void check(String app, Duration maxAge) throws Exception {
-    StalenessRun.Options o = new StalenessRun.Options();
-    o.name = app;
-    o.app = app;
-    o.cluster = cluster;
-    o.maxAge = maxAge;
-    o.duration = RUN;
+    StalenessRun.Options o = new StalenessRun.Options(app, SANDBOX.cluster(), maxAge, RUN);
     o.script = List.of("longPause", "restart"); // then random pauses of 0.5-8 s
     o.url = SANDBOX.url(app, "maxAge=" + maxAge.toMillis() + "ms&heartbeatInterval=100ms&heartbeatWriter=true");
     StalenessRun.Result r = new StalenessRun(o).run();
@@ -68,9 +51,9 @@ class StalenessIT {
     assertTrue(r.fallbackReads > 0, "no read took the fallback route although replay was paused");
     // ... and the checker can fail: the control reader, on the replica without omnium, saw stale data.
     assertTrue(r.controlViolations > 0, "the control reader never saw data older than maxAge: the checker proves nothing");
-    Leaks.assertQuiescent(cluster, app);
+    Leaks.assertQuiescent(SANDBOX.cluster(), app);
     OmniumDriver.shutdown();
-    Leaks.assertGone(cluster, app);
+    Leaks.assertGone(SANDBOX.cluster(), app);
   }
 
   static void report(String suite, StalenessRun.Options o, StalenessRun.Result r) {

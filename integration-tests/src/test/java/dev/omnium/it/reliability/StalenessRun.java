@@ -73,6 +73,15 @@ final class StalenessRun {
     boolean randomFaults = true;
     Duration readerPause = Duration.ofMillis(10);
     Duration writerPause = Duration.ofMillis(5);
+
+    /** A run named for its application name, on {@code cluster}, checking {@code maxAge}. */
+    Options(String app, PgCluster cluster, Duration maxAge, Duration duration) {
+      this.name = app;
+      this.app = app;
+      this.cluster = cluster;
+      this.maxAge = maxAge;
+      this.duration = duration;
+    }
   }
 
   /** What a run produced. */
