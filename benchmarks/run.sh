@@ -12,7 +12,7 @@
 #      cancels out of the ratios), writing benchmarks/results/<date>-interleaved.md,
 #   5. records where the client cost of a read-only transaction goes with Java Flight Recorder
 #      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md, and every allocation of one
-#      by site (dev.omnium.bench.AllocationSites, a JVM without TLABs), appended to it,
+#      by site (Profile --sites, a JVM without TLABs), appended to it,
 #   6. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
 #      README's performance summary, benchmarks/results/README-performance.md, from the same files.
 # Expected duration on an idle 2-core machine: about 30 minutes (JMH ~15, round trips ~5,
@@ -64,7 +64,7 @@ java -cp "$jar" dev.omnium.bench.Interleaved "${il_args[@]}" --out "$results/$da
 echo "benchmarks: interleaved done after $((SECONDS - start)) s"
 java -cp "$jar" dev.omnium.bench.Profile "${profile_args[@]}" --out "$results/$date-profile.md"
 # the exact allocation of each layer (every allocation recorded, no TLAB): appended to the profile
-java -XX:-UseTLAB -cp "$jar" dev.omnium.bench.AllocationSites "${alloc_args[@]}" --out "$results/$date-allocation.md"
+java -XX:-UseTLAB -cp "$jar" dev.omnium.bench.Profile --sites "${alloc_args[@]}" --out "$results/$date-allocation.md"
 cat "$results/$date-allocation.md" >> "$results/$date-profile.md"
 echo "benchmarks: profile and allocation sites done after $((SECONDS - start)) s"
 java -cp "$jar" dev.omnium.bench.Report --results "$results/$date.json" --roundtrips "$results/$date-roundtrips.md" \

@@ -24,7 +24,7 @@ import jdk.jfr.consumer.RecordingFile;
  * an outside-TLAB event with its stack. The rows where omnium differs from the limit are the
  * exact cost of each layer, which the sampled breakdown ({@link Profile}) can only estimate.
  *
- * <pre>java -XX:-UseTLAB -cp benchmarks/target/benchmarks.jar dev.omnium.bench.AllocationSites
+ * <pre>java -XX:-UseTLAB -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Profile --sites
  *     [--tx 1000] [--out file.md]</pre>
  */
 public final class AllocationSites {
@@ -33,16 +33,8 @@ public final class AllocationSites {
 
   private AllocationSites() { }
 
-  public static void main(String[] args) throws Exception {
-    int tx = 1000;
-    Path out = null;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--tx": tx = Integer.parseInt(args[++i]); break;
-        case "--out": out = Path.of(args[++i]); break;
-        default: throw new IllegalArgumentException("usage: AllocationSites [--tx N] [--out file.md]");
-      }
-    }
+  /** Records {@code tx} transactions per contender and writes the table to {@code out}. */
+  static void run(int tx, Path out) throws Exception {
     boolean tlab = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
         .noneMatch(a -> a.equals("-XX:-UseTLAB"));
     if (tlab) {

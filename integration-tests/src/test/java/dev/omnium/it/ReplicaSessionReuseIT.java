@@ -40,12 +40,27 @@ class ReplicaSessionReuseIT {
     cluster = SANDBOX.cluster();
   }
 
-  /** One replica session and one fallback session: every read on the replica is the same one. */
-  private static OmniumDataSource dataSource(String app) {
-    return new OmniumDataSource("jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/"
+  /**
+   * One replica session and one fallback session: every read on the replica is the same one.
+   * Returned once reads reach the replica.
+   */
+  private static OmniumDataSource onReplica(String app) throws Exception {
+    OmniumDataSource ds = new OmniumDataSource("jdbc:omnium:postgresql://" + cluster.primary().hostPort() + "/"
         + cluster.database() + "?replica=" + cluster.replica(0).hostPort()
         + "&applicationName=" + app + "&replicaPoolSize=1&fallbackPoolSize=1&primaryPoolSize=1"
         + "&heartbeatInterval=100ms&maxAge=30s&user=" + cluster.user());
+    try {
+      awaitReplica(ds);
+    } catch (Exception | AssertionError e) {
+      ds.close();
+      throw e;
+    }
+    return ds;
+  }
+
+  private static void awaitReplica(OmniumDataSource ds) throws InterruptedException {
+    Poll.until(Duration.ofSeconds(60), "reads reach the replica",
+        () -> "true".equals(sessionSeen(ds).get(1)));
   }
 
   private static String one(Connection c, String sql) throws SQLException {
@@ -93,9 +108,7 @@ class ReplicaSessionReuseIT {
   @Test
   void aSettingChangedThroughAFunctionIsUndoneBeforeTheSessionIsLentAgain() throws Exception {
     String app = "reuse1";
-    try (OmniumDataSource ds = dataSource(app)) {
-      Poll.until(Duration.ofSeconds(60), "reads reach the replica",
-          () -> "true".equals(sessionSeen(ds).get(1)));
+    try (OmniumDataSource ds = onReplica(app)) {
       List<String> first = sessionSeen(ds);
       String pid = first.get(0);
       assertEquals(String.valueOf(cluster.replica(0).port()), first.get(2), "on the replica");
@@ -125,9 +138,7 @@ class ReplicaSessionReuseIT {
   @Test
   void aSessionWhoseSettingCannotBeUndoneIsNeverLentAgain() throws Exception {
     String app = "reuse2";
-    try (OmniumDataSource ds = dataSource(app)) {
-      Poll.until(Duration.ofSeconds(60), "reads reach the replica",
-          () -> "true".equals(sessionSeen(ds).get(1)));
+    try (OmniumDataSource ds = onReplica(app)) {
       String pid = sessionSeen(ds).get(0);
       try (Connection c = ds.getConnection()) {
         c.setReadOnly(true);
@@ -139,8 +150,7 @@ class ReplicaSessionReuseIT {
         c.commit();
       }
       // the pool opens a new session meanwhile; until then a read may take the fallback route
-      Poll.until(Duration.ofSeconds(60), "reads reach the replica again",
-          () -> "true".equals(sessionSeen(ds).get(1)));
+      awaitReplica(ds);
       List<String> next = sessionSeen(ds);
       assertNotEquals(pid, next.get(0), "the changed session was evicted, a new one lent");
       try (Connection c = ds.getConnection()) {
