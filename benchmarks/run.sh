@@ -11,7 +11,8 @@
 #      transactions with readYourWrites=thread against off (dev.omnium.bench.Interleaved: drifting load
 #      cancels out of the ratios), writing benchmarks/results/<date>-interleaved.md,
 #   5. records where the client cost of a read-only transaction goes with Java Flight Recorder
-#      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md,
+#      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md, and every allocation of one
+#      by site (Profile --sites, a JVM without TLABs), appended to it,
 #   6. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
 #      README's performance summary, benchmarks/results/README-performance.md, from the same files.
 # Expected duration on an idle 2-core machine: about 30 minutes (JMH ~15, round trips ~5,
@@ -41,12 +42,14 @@ if [[ "${QUICK:-0}" == 1 ]]; then
   rt_args=(--tx 100)
   il_args=(--rounds 10 --block 20 --warm-rounds 2 --threads 1,4,16,64 --ryw-rounds 10)
   profile_args=(--tx 2000)
+  alloc_args=(--tx 100)
   export OMNIUM_BENCH_WARM_ROUNDS=1
 else
   jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
   rt_args=(--tx 1000)
   il_args=(--rounds 300 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 300)
   profile_args=(--tx 50000)
+  alloc_args=(--tx 2000)
 fi
 jmh_args="${JMH_ARGS:-$jmh_default}"
 if [[ $# -gt 0 ]]; then jmh_args="$*"; fi
@@ -60,6 +63,10 @@ echo "benchmarks: round trips done after $((SECONDS - start)) s"
 java -cp "$jar" dev.omnium.bench.Interleaved "${il_args[@]}" --out "$results/$date-interleaved.md"
 echo "benchmarks: interleaved done after $((SECONDS - start)) s"
 java -cp "$jar" dev.omnium.bench.Profile "${profile_args[@]}" --out "$results/$date-profile.md"
+# the exact allocation of each layer (every allocation recorded, no TLAB): appended to the profile
+java -XX:-UseTLAB -cp "$jar" dev.omnium.bench.Profile --sites "${alloc_args[@]}" --out "$results/$date-allocation.md"
+cat "$results/$date-allocation.md" >> "$results/$date-profile.md"
+echo "benchmarks: profile and allocation sites done after $((SECONDS - start)) s"
 java -cp "$jar" dev.omnium.bench.Report --results "$results/$date.json" --roundtrips "$results/$date-roundtrips.md" \
   --interleaved "$results/$date-interleaved.md" --profile "$results/$date-profile.md" \
   --analysis benchmarks/ANALYSIS.md --out "$docs" --readme-out "$results/README-performance.md" \

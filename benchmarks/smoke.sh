@@ -5,7 +5,8 @@
 # with C1 only and a small serial heap: less JIT work on 2 cores, and the numbers do not matter here.
 # The throughput benchmark runs only at 16 threads here (1 and 4 threads run the same code), and the
 # routing decision only with its clock read (decideClockGiven is the same call minus System.nanoTime()).
-# About 1 minute more runs the interleaved runner, the JFR breakdown and the report on tiny inputs.
+# About 1 minute more runs the interleaved runner, the JFR breakdown and the report on tiny inputs;
+# last, the README's performance summary is checked against the committed results.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 jar="$here/target/benchmarks.jar"
@@ -40,4 +41,14 @@ java -cp "$jar" dev.omnium.bench.Report --results "$out/smoke.json" --interleave
   --profile "$out/profile.md" --out "$out/performance.md" --readme-out "$out/README-performance.md" > /dev/null
 grep -q "throughput ≥ 0.97" "$out/README-performance.md" || {
   echo "benchmarks smoke: the README block lacks the throughput targets" >&2; exit 1; }
+# The README's performance summary must be the block generated from the newest full run committed
+# in benchmarks/results (Report --check-readme): a hand edit or a run left unpasted fails here.
+latest="$(ls "$here"/results/*-interleaved.md | sort | tail -n 1)"
+run="${latest%-interleaved.md}"
+java -cp "$jar" dev.omnium.bench.Report --results "$run.json" --roundtrips "$run-roundtrips.md" \
+  --interleaved "$run-interleaved.md" --profile "$run-profile.md" --out "$out/check.md" \
+  --check-readme "$here/../README.md" || {
+    echo "benchmarks smoke: README.md's '## Performance' block is not the one generated from $run.*:" \
+      "paste benchmarks/results/README-performance.md of that run (benchmarks/run.sh writes it)" >&2
+    exit 1; }
 echo "benchmarks smoke: $expected benchmarks ran in $((SECONDS - start)) s"

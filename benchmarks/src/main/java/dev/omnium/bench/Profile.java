@@ -28,6 +28,9 @@ import jdk.jfr.consumer.RecordingFile;
  * times the thread's measured CPU time per transaction.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Profile [--tx 20000] [--out file.md]</pre>
+ *
+ * <p>With {@code --sites}, in a JVM started with {@code -XX:-UseTLAB}: every allocation by site
+ * instead ({@link AllocationSites}).
  */
 public final class Profile {
   private static final Contender[] CONTENDERS = {Contender.REPLICA_POOL, Contender.OMNIUM_DRIVER,
@@ -60,12 +63,18 @@ public final class Profile {
   public static void main(String[] args) throws Exception {
     int tx = 20_000;
     Path out = null;
+    boolean sites = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--tx": tx = Integer.parseInt(args[++i]); break;
         case "--out": out = Path.of(args[++i]); break;
-        default: throw new IllegalArgumentException("usage: Profile [--tx N] [--out file.md]");
+        case "--sites": sites = true; break;
+        default: throw new IllegalArgumentException("usage: Profile [--sites] [--tx N] [--out file.md]");
       }
+    }
+    if (sites) { // every allocation by site, in a JVM run with -XX:-UseTLAB
+      AllocationSites.run(tx, out);
+      return;
     }
     int[] ids = Workloads.ids(0xf1e1dL, 4096);
     Map<Contender, Charges> charges = new EnumMap<>(Contender.class);

@@ -57,7 +57,9 @@ final class Binding {
   int networkTimeoutBefore;
   int holdabilityBefore;
   Map<String, Class<?>> typeMapBefore;
-  private final String[] reportedAtBind = new String[REPORTED.length];
+  /** The {@link #REPORTED} values at bind: a replica session's own record, else this binding's. */
+  private String[] reportedAtBind;
+  private String[] ownReported;
 
   Binding(Router router, PrimarySource primarySource, boolean pooled) {
     this.router = router;
@@ -105,10 +107,31 @@ final class Binding {
   }
 
   private void snapshotReported(Connection c) {
+    ReplicaSessionBase rs = replicaSession(c);
+    String[] at = rs == null ? null : rs.reported;
+    if (at != null) { // what every return to the pool checked: no lookups
+      reportedAtBind = at;
+      return;
+    }
+    if (rs != null) {
+      at = new String[REPORTED.length];
+    } else {
+      if (ownReported == null) ownReported = new String[REPORTED.length];
+      at = ownReported;
+    }
     PGConnection pg = pg(c);
-    String[] at = reportedAtBind;
     for (int i = 0; i < at.length; i++) {
       at[i] = pg == null ? null : pg.getParameterStatus(REPORTED[i]);
+    }
+    if (rs != null) rs.reported = at;
+    reportedAtBind = at;
+  }
+
+  private static ReplicaSessionBase replicaSession(Connection c) {
+    try {
+      return c.isWrapperFor(ReplicaSessionBase.class) ? c.unwrap(ReplicaSessionBase.class) : null;
+    } catch (SQLException | RuntimeException e) {
+      return null;
     }
   }
 

@@ -22,6 +22,13 @@ import java.util.function.BooleanSupplier;
 abstract class ReplicaSessionBase implements Connection {
   final Connection delegate;
   private final BooleanSupplier serverAnswers;
+  /**
+   * The settings the server reported ({@link Binding#REPORTED}) when the session was first lent,
+   * null before. Every return to the pool checks them unchanged or evicts the session, so they
+   * hold at every later lending: taken once, never changed (written before the pool hands the
+   * session to another thread).
+   */
+  String[] reported;
 
   ReplicaSessionBase(Connection delegate, BooleanSupplier serverAnswers) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
