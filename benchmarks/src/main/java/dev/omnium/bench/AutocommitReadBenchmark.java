@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -17,14 +16,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * operation binds a key, executes and reads the row. omnium routes every such statement (and keeps
  * its binding while the replica stays fresh).
  */
-public class AutocommitReadBenchmark extends HarnessBenchmark {
-  @Param({"REPLICA_POOL", "OMNIUM_DRIVER", "OMNIUM_DATASOURCE", "PGJDBC_MULTIHOST", "AWS_WRAPPER_SRW"})
-  public Contender contender;
-
-  @Override
-  Harness open() throws SQLException {
-    return Harness.reads(contender);
-  }
+public class AutocommitReadBenchmark extends ReadBenchmarkBase {
 
   /** One held read-only connection and its reused statement per thread. */
   @State(Scope.Thread)

@@ -2,22 +2,13 @@ package dev.omnium.bench;
 
 import java.sql.SQLException;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.Param;
 
 /**
  * Case 1: one read-only transaction in the shape Spring gives it (borrow, setReadOnly(true),
  * setAutoCommit(false), one-row SELECT by primary key, commit, reset, return), one thread, against
  * a real PostgreSQL 18 replica. {@code REPLICA_POOL} is the physical limit.
  */
-public class ReadTxBenchmark extends HarnessBenchmark {
-  @Param({"REPLICA_POOL", "OMNIUM_DRIVER", "OMNIUM_DATASOURCE", "PGJDBC_MULTIHOST", "AWS_WRAPPER_SRW"})
-  public Contender contender;
-
-  @Override
-  Harness open() throws SQLException {
-    return Harness.reads(contender);
-  }
-
+public class ReadTxBenchmark extends ReadBenchmarkBase {
   @Benchmark
   public long readTx(Ids ids, ClientCpu cpu) throws SQLException {
     cpu.op();

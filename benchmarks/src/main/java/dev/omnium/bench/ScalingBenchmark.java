@@ -6,7 +6,6 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
@@ -15,15 +14,7 @@ import org.openjdk.jmh.annotations.Threads;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-public class ScalingBenchmark extends HarnessBenchmark {
-  @Param({"REPLICA_POOL", "OMNIUM_DRIVER", "OMNIUM_DATASOURCE", "PGJDBC_MULTIHOST", "AWS_WRAPPER_SRW"})
-  public Contender contender;
-
-  @Override
-  Harness open() throws SQLException {
-    return Harness.reads(contender);
-  }
-
+public class ScalingBenchmark extends ReadBenchmarkBase {
   @Benchmark
   @Threads(1)
   public long threads01(Ids ids) throws SQLException {
