@@ -201,24 +201,11 @@ public final class ProxySourceGenerator {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // ResultSetProxy
+  // ResultSetProxy, ReplicaSession, MetaDataProxy: plain delegation
 
   static String resultSetProxy() {
-    Imports imports = new Imports();
-    imports.use(ResultSet.class);
-    imports.use(java.sql.Statement.class);
-    StringBuilder body = new StringBuilder();
-    for (Method m : interfaceMethods(ResultSet.class)) {
-      if (RESULT_SET_BASE.contains(signature(m))) {
-        continue;
-      }
-      String[] names = paramNames(ResultSet.class, m);
-      appendMethod(body, imports, m, names, List.of(delegateCall(m, names, "%s")));
-    }
-    StringBuilder src = new StringBuilder();
-    src.append(GENERATED_NOTE).append("package ").append(PACKAGE).append(";\n\n");
-    src.append(imports.render());
-    src.append("""
+    return delegation(ResultSet.class, RESULT_SET_BASE, "%s",
+        List.of(ResultSet.class, java.sql.Statement.class), """
 
         /**
          * The delegation of {@link ResultSetProxyBase}: every {@link ResultSet} method it does not
@@ -231,30 +218,11 @@ public final class ProxySourceGenerator {
             super(delegate, owner);
           }
         """);
-    src.append(body);
-    src.append("}\n");
-    return src.toString();
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // ReplicaSession
-
   static String replicaSession() {
-    Imports imports = new Imports();
-    imports.use(java.sql.Connection.class);
-    imports.use(java.util.function.BooleanSupplier.class);
-    StringBuilder body = new StringBuilder();
-    for (Method m : interfaceMethods(java.sql.Connection.class)) {
-      if (REPLICA_SESSION_BASE.contains(signature(m))) {
-        continue;
-      }
-      String[] names = paramNames(java.sql.Connection.class, m);
-      appendMethod(body, imports, m, names, List.of(delegateCall(m, names, "%s")));
-    }
-    StringBuilder src = new StringBuilder();
-    src.append(GENERATED_NOTE).append("package ").append(PACKAGE).append(";\n\n");
-    src.append(imports.render());
-    src.append("""
+    return delegation(java.sql.Connection.class, REPLICA_SESSION_BASE, "%s",
+        List.of(java.sql.Connection.class, java.util.function.BooleanSupplier.class), """
 
         /**
          * The delegation of {@link ReplicaSessionBase}: every {@link Connection} method it does not
@@ -265,32 +233,11 @@ public final class ProxySourceGenerator {
             super(delegate, serverAnswers);
           }
         """);
-    src.append(body);
-    src.append("}\n");
-    return src.toString();
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // MetaDataProxy
-
   static String metaDataProxy() {
-    Imports imports = new Imports();
-    imports.use(DatabaseMetaData.class);
-    imports.use(java.sql.Connection.class);
-    imports.use(ResultSet.class);
-    StringBuilder body = new StringBuilder();
-    for (Method m : interfaceMethods(DatabaseMetaData.class)) {
-      if (META_DATA_BASE.contains(signature(m))) {
-        continue;
-      }
-      String[] names = paramNames(DatabaseMetaData.class, m);
-      String wrapper = m.getReturnType() == ResultSet.class ? "wrap(%s)" : "%s";
-      appendMethod(body, imports, m, names, List.of(delegateCall(m, names, wrapper)));
-    }
-    StringBuilder src = new StringBuilder();
-    src.append(GENERATED_NOTE).append("package ").append(PACKAGE).append(";\n\n");
-    src.append(imports.render());
-    src.append("""
+    return delegation(DatabaseMetaData.class, META_DATA_BASE, "wrap(%s)",
+        List.of(DatabaseMetaData.class, java.sql.Connection.class, ResultSet.class), """
 
         /**
          * The delegation of {@link MetaDataProxyBase}: every {@link DatabaseMetaData} method it does
@@ -302,9 +249,33 @@ public final class ProxySourceGenerator {
             super(delegate, logical);
           }
         """);
-    src.append(body);
-    src.append("}\n");
-    return src.toString();
+  }
+
+  /**
+   * A class (its {@code declaration} up to the constructor) in which every method of
+   * {@code iface} outside {@code implemented} delegates; a returned result set goes through
+   * {@code resultSetWrapper}, a format around the call.
+   */
+  private static String delegation(Class<?> iface, Set<String> implemented,
+      String resultSetWrapper, List<Class<?>> imported, String declaration) {
+    Imports imports = new Imports();
+    imported.forEach(imports::use);
+    StringBuilder body = new StringBuilder();
+    for (Method m : interfaceMethods(iface)) {
+      if (implemented.contains(signature(m))) {
+        continue;
+      }
+      String[] names = paramNames(iface, m);
+      String wrapper = m.getReturnType() == ResultSet.class ? resultSetWrapper : "%s";
+      appendMethod(body, imports, m, names, List.of(delegateCall(m, names, wrapper)));
+    }
+    return source(imports, declaration, body);
+  }
+
+  /** The file: the note, the package, the imports (complete once the body is written), the class. */
+  private static String source(Imports imports, String declaration, CharSequence body) {
+    return GENERATED_NOTE + "package " + PACKAGE + ";\n\n" + imports.render() + declaration + body
+        + "}\n";
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -347,11 +318,9 @@ public final class ProxySourceGenerator {
           : List.of(delegateCall(m, names, "%s").replaceFirst("delegate\\.", "callable()."));
       appendMethod(body, imports, m, names, lines);
     }
-    StringBuilder src = new StringBuilder();
-    src.append(GENERATED_NOTE).append("package ").append(PACKAGE).append(";\n\n");
-    src.append(imports.render());
+    String declaration;
     if (callable) {
-      src.append("""
+      declaration = """
 
           /**
            * The mechanical part of {@link LogicalCallableStatement}: every parameter setter and
@@ -364,9 +333,9 @@ public final class ProxySourceGenerator {
                                    int holdability) {
               super(conn, sql, type, concurrency, holdability);
             }
-          """);
+          """;
     } else {
-      src.append("""
+      declaration = """
 
           /**
            * The mechanical part of {@link LogicalPreparedStatement}: every parameter setter records
@@ -380,23 +349,9 @@ public final class ProxySourceGenerator {
               super(conn, sql, type, concurrency, holdability, autoGeneratedKeys, columnIndexes,
                   columnNames, false);
             }
-          """);
+          """;
     }
-    src.append(body);
-    src.append("}\n");
-    return src.toString();
-  }
-
-  private static List<String> unwrapBody(String iface) {
-    return List.of(
-        "if (" + iface + ".isInstance(this)) {",
-        "  return " + iface + ".cast(this);",
-        "}",
-        "return delegate.unwrap(" + iface + ");");
-  }
-
-  private static List<String> isWrapperForBody(String iface) {
-    return List.of("return " + iface + ".isInstance(this) || delegate.isWrapperFor(" + iface + ");");
+    return source(imports, declaration, body);
   }
 
   /** {@code [return ]wrapper(delegate.name(args));} where wrapper is a format around the call. */
