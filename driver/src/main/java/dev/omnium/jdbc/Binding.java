@@ -47,6 +47,11 @@ final class Binding {
   boolean retried;
   /** {@link SessionState} bits applied to this session, to undo before it goes back. */
   int applied;
+  /**
+   * Raw SQL that may change a setting ran here: reset on return even where the server reports
+   * nothing (search_path before PostgreSQL 18).
+   */
+  boolean settingsSql;
   int networkTimeoutBefore;
   int holdabilityBefore;
   Map<String, Class<?>> typeMapBefore;
@@ -64,12 +69,18 @@ final class Binding {
     statements = 0;
     retried = false;
     applied = 0;
+    settingsSql = false;
     if (pooled) snapshotReported(c);
     connection = c; // volatile write last: a releasing thread that sees c sees the rest
   }
 
   Connection connection() {
     return connection;
+  }
+
+  /** The session goes back to a pool, to be lent again. */
+  boolean pooled() {
+    return pooled;
   }
 
   Route route() {
@@ -159,7 +170,7 @@ final class Binding {
   private boolean resetForPool(Connection c, Route r) {
     int bits = applied;
     try {
-      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || reportedChanged(c)) {
+      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || settingsSql || reportedChanged(c)) {
         if (!c.getAutoCommit()) {
           c.rollback();
           c.setAutoCommit(true);

@@ -198,8 +198,8 @@ abstract class LogicalConnectionBase implements Connection {
   public void setTransactionIsolation(int level) throws SQLException {
     checkOpen();
     if (readInTransaction() || primaryInTransaction()) {
-      throw new SQLException("Cannot change transaction isolation level in the middle of a"
-          + " transaction.", SqlStates.ACTIVE_TRANSACTION);
+      throw PgjdbcErrors.activeTransaction("Cannot change transaction isolation level in the"
+          + " middle of a transaction.");
     }
     state.isolation = level;
     changed(SessionState.ISOLATION);
@@ -272,13 +272,13 @@ abstract class LogicalConnectionBase implements Connection {
    *
    * @param executor as for pgjdbc
    * @param milliseconds 0 for none
-   * @throws SQLException HY000 for a negative value, 08003 when closed
+   * @throws SQLException 22023 for a negative value, 08003 when closed
    */
   @Override
   public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
     if (milliseconds < 0) {
-      throw new SQLException("Network timeout must be a value greater than or equal to 0.",
-          "22023");
+      throw PgjdbcErrors.invalidParameter(
+          "Network timeout must be a value greater than or equal to 0.");
     }
     checkOpen();
     state.networkTimeout = milliseconds;
@@ -297,8 +297,8 @@ abstract class LogicalConnectionBase implements Connection {
     checkOpen();
     if (holdability != ResultSet.HOLD_CURSORS_OVER_COMMIT
         && holdability != ResultSet.CLOSE_CURSORS_AT_COMMIT) {
-      throw new SQLException("Unknown ResultSet holdability setting: " + holdability + ".",
-          "22023");
+      throw PgjdbcErrors.invalidParameter(
+          "Unknown ResultSet holdability setting: " + holdability + ".");
     }
     state.holdability = holdability;
     changed(SessionState.HOLDABILITY);

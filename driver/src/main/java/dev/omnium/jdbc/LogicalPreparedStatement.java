@@ -96,6 +96,16 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     return writes == 1;
   }
 
+  /** Whether the fixed SQL may change a session setting, computed once: 0 unknown, 1 yes, 2 no. */
+  private byte sets;
+
+  @Override
+  boolean maySetSession(String sqlArg) {
+    if (sqlArg != null) return super.maySetSession(sqlArg);
+    if (sets == 0) sets = StatementKind.maySetSession(sql) ? (byte) 1 : (byte) 2;
+    return sets == 1;
+  }
+
   @Override
   boolean canReplay() {
     if (!params.isReplayable()) return false;
@@ -105,6 +115,17 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
       }
     }
     return true;
+  }
+
+  /**
+   * pgjdbc creates a large object when a non-null Blob or stream is set, and refuses in
+   * autocommit mode (25P01) before anything reaches a server; so does this setter, whatever the
+   * route. In a transaction the value is kept and created on the session that executes.
+   */
+  final void checkLargeObject(Object value) throws SQLException {
+    if (value != null && conn.state.autoCommit) {
+      throw PgjdbcErrors.noActiveTransaction("Large Objects may not be used in auto-commit mode.");
+    }
   }
 
   final PreparedStatement described() throws SQLException {

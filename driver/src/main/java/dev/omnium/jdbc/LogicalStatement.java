@@ -63,6 +63,17 @@ class LogicalStatement implements Statement {
     this.resultSetHoldability = resultSetHoldability;
   }
 
+  /**
+   * The statement a metadata result set answers, as pgjdbc's does: one of the logical connection
+   * (not registered: it holds no route), over the physical statement that ran the query.
+   */
+  static LogicalStatement ofMetaData(OmniumConnection conn, Statement physical) {
+    LogicalStatement s = new LogicalStatement(conn, ResultSet.TYPE_FORWARD_ONLY,
+        ResultSet.CONCUR_READ_ONLY, UNSET);
+    s.physical = physical;
+    return s;
+  }
+
   // ---------------------------------------------------------------- physical statement lifecycle
 
   final Statement physicalFor(Connection target) throws SQLException {
@@ -147,9 +158,12 @@ class LogicalStatement implements Statement {
     closePhysical();
   }
 
+  /**
+   * As pgjdbc's statements: only the statement's own state is checked. Setters and getters keep
+   * working after the connection closed or lost its session; execution fails then with 08003.
+   */
   final void checkOpen() throws SQLException {
-    if (closed) throw new SQLException("This statement has been closed.", "55000"); // pgjdbc's
-    conn.checkOpen();
+    if (closed) throw PgjdbcErrors.statementClosed();
   }
 
   // ---------------------------------------------------------------- execution
@@ -174,6 +188,7 @@ class LogicalStatement implements Statement {
     checkOpen();
     lastResultSet = null;
     Connection target = conn.beginStatement();
+    conn.beforeExecute(target, this, sql);
     try {
       ResultSet rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
       conn.afterAutocommitStatement(op != QUERY && !(op == EXECUTE && boolResult), this, sql);
@@ -184,6 +199,7 @@ class LogicalStatement implements Statement {
         conn.statementFailed(target, first);
         throw SqlStates.asConnectionLost(first);
       }
+      conn.beforeExecute(retry, this, sql);
       try {
         return exec(physicalFor(retry), op, sql, keys, columnIndexes, columnNames);
       } catch (SQLException second) {
@@ -202,6 +218,18 @@ class LogicalStatement implements Statement {
   /** Read-your-writes: whether {@code sql} (this statement's own SQL when null) may write. */
   boolean mayWrite(String sql) {
     return StatementKind.mayWrite(sql);
+  }
+
+  /** Whether {@code sql} (this statement's batch when null) may change a session setting. */
+  boolean maySetSession(String sql) {
+    if (sql != null) return StatementKind.maySetSession(sql);
+    ArrayList<String> b = batch;
+    if (b != null) {
+      for (int i = 0; i < b.size(); i++) {
+        if (StatementKind.maySetSession(b.get(i))) return true;
+      }
+    }
+    return false;
   }
 
   /** False when a retry could not resend the same input (a stream already consumed). */
@@ -368,7 +396,24 @@ class LogicalStatement implements Statement {
   @Override
   public ResultSet getResultSet() throws SQLException {
     checkOpen();
-    return physical == null ? null : wrap(physical.getResultSet());
+    Statement s = physical;
+    if (s == null) return null;
+    ResultSet rs = s.getResultSet();
+    ResultSetProxy last = lastResultSet;
+    // the same result, as pgjdbc returns it: a pool's statement proxy (HikariCP's) may wrap the
+    // result executeQuery returned in a new object here
+    if (rs != null && last != null && last.delegate() != rs && sameResult(last.delegate(), rs)) {
+      return last;
+    }
+    return wrap(rs);
+  }
+
+  private static boolean sameResult(ResultSet a, ResultSet b) {
+    try {
+      return a.unwrap(ResultSet.class) == b.unwrap(ResultSet.class);
+    } catch (SQLException | RuntimeException e) {
+      return false;
+    }
   }
 
   @Override
@@ -413,8 +458,8 @@ class LogicalStatement implements Statement {
   @Override
   public void setMaxFieldSize(int max) throws SQLException {
     checkOpen();
-    if (max < 0) throw new SQLException("The maximum field size must be a value greater than or"
-        + " equal to 0.", "22023");
+    if (max < 0) throw PgjdbcErrors.invalidParameter("The maximum field size must be a value"
+        + " greater than or equal to 0.");
     if (physical != null) physical.setMaxFieldSize(max);
     maxFieldSize = max;
   }
@@ -439,8 +484,8 @@ class LogicalStatement implements Statement {
   @Override
   public void setLargeMaxRows(long max) throws SQLException {
     checkOpen();
-    if (max < 0) throw new SQLException("Maximum number of rows must be a value greater than or"
-        + " equal to 0.", "22023");
+    if (max < 0) throw PgjdbcErrors.invalidParameter("Maximum number of rows must be a value"
+        + " greater than or equal to 0.");
     if (physical != null) setMaxRowsOn(physical, max);
     maxRows = max;
   }
@@ -461,8 +506,8 @@ class LogicalStatement implements Statement {
   @Override
   public void setQueryTimeout(int seconds) throws SQLException {
     checkOpen();
-    if (seconds < 0) throw new SQLException("Query timeout must be a value greater than or"
-        + " equals to 0.", "22023");
+    if (seconds < 0) throw PgjdbcErrors.invalidParameter("Query timeout must be a value greater"
+        + " than or equals to 0.");
     if (physical != null) physical.setQueryTimeout(seconds);
     queryTimeout = seconds;
   }
@@ -508,8 +553,9 @@ class LogicalStatement implements Statement {
   @Override
   public void setFetchSize(int rows) throws SQLException {
     checkOpen();
-    if (rows < 0) throw new SQLException("Fetch size must be a value greater to or equal to 0.",
-        "22023");
+    if (rows < 0) {
+      throw PgjdbcErrors.invalidParameter("Fetch size must be a value greater to or equal to 0.");
+    }
     if (physical != null) physical.setFetchSize(rows);
     fetchSize = rows;
   }
@@ -535,7 +581,7 @@ class LogicalStatement implements Statement {
   @Override
   public int getResultSetHoldability() throws SQLException {
     checkOpen();
-    return resultSetHoldability == UNSET ? conn.getHoldability() : resultSetHoldability;
+    return resultSetHoldability == UNSET ? conn.state.holdability() : resultSetHoldability;
   }
 
   @Override

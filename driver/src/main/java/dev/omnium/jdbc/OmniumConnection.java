@@ -6,8 +6,6 @@ import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import org.postgresql.jdbc.PgConnection;
-import org.postgresql.util.PSQLException;
-import org.postgresql.util.PSQLState;
 
 /**
  * The connection an application holds. Read-write work runs on one primary session, bound at
@@ -68,8 +66,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
       return bindPrimary();
     }
     if (readTxLost != null) {
-      throw new SQLException("omnium: the session of this read-only transaction was lost;"
-          + " roll back and retry", "08003", readTxLost);
+      throw PgjdbcErrors.sessionLost("omnium: the session of this read-only transaction was"
+          + " lost; roll back and retry", readTxLost);
     }
     Connection c = routeRead();
     reads.current().statements++;
@@ -97,6 +95,19 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     reads.bindNew(now, maxAgeNanos, mustSee, primaryOnly, state);
     return afterBind();
+  }
+
+  /**
+   * Before a statement runs on {@code target}: raw SQL that may change a setting marks the pooled
+   * session it runs on, which is then reset on return even where the server does not report the
+   * change (search_path before PostgreSQL 18). Nothing to do for a session of its own.
+   */
+  void beforeExecute(Connection target, LogicalStatement s, String sql) {
+    Binding b = readOnly ? reads.current() : primary;
+    if (b != null && b.pooled() && !b.settingsSql && b.connection() == target
+        && s.maySetSession(sql)) {
+      b.settingsSql = true;
+    }
   }
 
   /** Read-your-writes: the WAL position this unit of work must see, 0 when none (no cost then). */
@@ -211,8 +222,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Binding b = primary;
     Connection p = b == null ? null : b.connection();
     if (p != null) {
-      if (p.isClosed()) throw checkPrimary(new SQLException("omnium: the primary session ended",
-          "08003"));
+      if (p.isClosed()) {
+        throw checkPrimary(PgjdbcErrors.connectionClosed("its primary session ended", null));
+      }
       return p;
     }
     try {
@@ -264,10 +276,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
   void checkOpen() throws SQLException {
     if (!closed) return;
     SQLException cause = lost;
-    throw cause == null ? new PSQLException("This connection has been closed.",
-        PSQLState.CONNECTION_DOES_NOT_EXIST)
-        : new PSQLException("This connection has been closed: its primary session was lost ("
-            + cause.getMessage() + ")", PSQLState.CONNECTION_DOES_NOT_EXIST, cause);
+    throw cause == null ? PgjdbcErrors.connectionClosed(null, null)
+        : PgjdbcErrors.connectionClosed("its primary session was lost (" + cause.getMessage()
+            + ")", cause);
   }
 
   /**
@@ -347,14 +358,14 @@ public final class OmniumConnection extends LogicalConnectionBase {
   public void commit() throws SQLException {
     checkOpen();
     if (state.autoCommit) {
-      throw new PSQLException("Cannot commit when autoCommit is enabled.",
-          PSQLState.NO_ACTIVE_SQL_TRANSACTION);
+      throw PgjdbcErrors.noActiveTransaction("Cannot commit when autoCommit is enabled.");
     }
     SQLException gone = readTxLost;
     if (gone != null) {
       readTxLost = null;
-      throw new SQLException("omnium: the read-only transaction was lost before commit",
-          gone.getSQLState(), gone);
+      // 08003 as pgjdbc's closed connection; unlike it, the next unit of work may run again
+      throw PgjdbcErrors.sessionLost("omnium: the session of this read-only transaction was"
+          + " lost before commit", gone);
     }
     Connection p = primaryConnection();
     if (p != null) {
@@ -393,8 +404,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   public void rollback() throws SQLException {
     checkOpen();
     if (state.autoCommit) {
-      throw new PSQLException("Cannot rollback when autoCommit is enabled.",
-          PSQLState.NO_ACTIVE_SQL_TRANSACTION);
+      throw PgjdbcErrors.noActiveTransaction("Cannot rollback when autoCommit is enabled.");
     }
     readTxLost = null;
     Connection p = primaryConnection();
@@ -408,24 +418,52 @@ public final class OmniumConnection extends LogicalConnectionBase {
     endRead(false);
   }
 
+  // Savepoint calls fail like statements: a session lost there closes this connection (primary)
+  // or ends the read-only transaction, as pgjdbc's connection would be closed.
+
   @Override
   public void rollback(Savepoint savepoint) throws SQLException {
-    currentTarget().rollback(savepoint);
+    Connection c = currentTarget();
+    try {
+      c.rollback(savepoint);
+    } catch (SQLException e) {
+      throw savepointFailed(c, e);
+    }
   }
 
   @Override
   public Savepoint setSavepoint() throws SQLException {
-    return currentTarget().setSavepoint();
+    Connection c = currentTarget();
+    try {
+      return c.setSavepoint();
+    } catch (SQLException e) {
+      throw savepointFailed(c, e);
+    }
   }
 
   @Override
   public Savepoint setSavepoint(String name) throws SQLException {
-    return currentTarget().setSavepoint(name);
+    Connection c = currentTarget();
+    try {
+      return c.setSavepoint(name);
+    } catch (SQLException e) {
+      throw savepointFailed(c, e);
+    }
   }
 
   @Override
   public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-    currentTarget().releaseSavepoint(savepoint);
+    Connection c = currentTarget();
+    try {
+      c.releaseSavepoint(savepoint);
+    } catch (SQLException e) {
+      throw savepointFailed(c, e);
+    }
+  }
+
+  private SQLException savepointFailed(Connection c, SQLException e) {
+    statementFailed(c, e);
+    return SqlStates.asConnectionLost(e);
   }
 
   /**
@@ -439,8 +477,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
     checkOpen();
     if (this.readOnly == readOnly) return;
     if (readInTransaction() || primaryInTransaction()) {
-      throw new PSQLException("Cannot change transaction read-only property in the middle of a"
-          + " transaction.", PSQLState.ACTIVE_SQL_TRANSACTION);
+      throw PgjdbcErrors.activeTransaction("Cannot change transaction read-only property in the"
+          + " middle of a transaction.");
     }
     if (!readOnly) reads.leave(statements, false);
     this.readOnly = readOnly;
@@ -462,13 +500,12 @@ public final class OmniumConnection extends LogicalConnectionBase {
    *
    * @param timeout seconds, 0 for none
    * @return whether every bound session answers
-   * @throws SQLException HY000 for a negative timeout
+   * @throws SQLException 22023 for a negative timeout
    */
   @Override
   public boolean isValid(int timeout) throws SQLException {
     if (timeout < 0) {
-      throw new PSQLException("Invalid timeout (" + timeout + "<0).",
-          PSQLState.INVALID_PARAMETER_VALUE);
+      throw PgjdbcErrors.invalidParameter("Invalid timeout (" + timeout + "<0).");
     }
     if (closed) return false;
     Connection p = primaryConnection();
@@ -502,8 +539,10 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   private void closeQuietly(boolean primaryLost) {
-    if (!primaryLost) {
-      // a lost session leaves its statements open, as pgjdbc's do: they fail with 08003
+    // A lost session leaves its statements open, as pgjdbc's do: they fail with 08003 at
+    // execute. So does a later close(), e.g. the application pool's eviction on its own thread
+    // (HikariCP closes an evicted pgjdbc connection, which keeps its statements open too).
+    if (!primaryLost && lost == null) {
       Object[] open = statements.toArray(); // may race a statement closing on another thread
       for (int i = open.length - 1; i >= 0; i--) {
         if (open[i] != null) ((LogicalStatement) open[i]).closeQuietly();
@@ -532,13 +571,11 @@ public final class OmniumConnection extends LogicalConnectionBase {
    * Cuts every bound session's socket now, on the calling thread, and evicts them.
    *
    * @param executor required by JDBC; the sockets are closed before this returns
-   * @throws SQLException HY000 when {@code executor} is null
+   * @throws SQLException without SQLState when {@code executor} is null, as pgjdbc's
    */
   @Override
   public void abort(Executor executor) throws SQLException {
-    if (executor == null) {
-      throw new PSQLException("omnium: abort needs an executor", PSQLState.INVALID_PARAMETER_VALUE);
-    }
+    if (executor == null) throw PgjdbcErrors.abortWithoutExecutor();
     if (closed) return;
     closed = true;
     router.use.leave(this);

@@ -7,7 +7,7 @@ import java.sql.Statement;
 /**
  * A physical {@link ResultSet} seen through the logical statement that produced it. This class
  * holds what is not plain delegation: {@link #getStatement()} answers the logical {@code owner}
- * (null for metadata result sets) so the physical statement never leaks, and honest
+ * so the physical statement never leaks, and honest
  * {@link #unwrap}/{@link #isWrapperFor}. The generated subclass {@link ResultSetProxy} delegates
  * every other method, default methods included.
  */

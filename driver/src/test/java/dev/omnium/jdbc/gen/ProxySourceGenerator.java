@@ -316,6 +316,9 @@ public final class ProxySourceGenerator {
       List<String> lines = record
           ? List.of("checkOpen();", wrap(4, "params." + m.getName() + "(", Arrays.asList(names), ");", 8))
           : List.of(delegateCall(m, names, "%s").replaceFirst("delegate\\.", "callable()."));
+      if (createsLargeObject(m)) {
+        lines = List.of(lines.get(0), "checkLargeObject(" + names[1] + ");", lines.get(1));
+      }
       appendMethod(body, imports, m, names, lines);
     }
     String declaration;
@@ -352,6 +355,11 @@ public final class ProxySourceGenerator {
           """;
     }
     return source(imports, declaration, body);
+  }
+
+  /** pgjdbc creates the large object in these setters, which autocommit mode refuses. */
+  private static boolean createsLargeObject(Method m) {
+    return m.getName().equals("setBlob") && m.getParameterTypes()[0] == int.class;
   }
 
   /** {@code [return ]wrapper(delegate.name(args));} where wrapper is a format around the call. */

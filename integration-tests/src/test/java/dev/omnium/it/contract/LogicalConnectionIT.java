@@ -268,6 +268,41 @@ class LogicalConnectionIT {
   }
 
   /**
+   * Raw SQL that changes search_path on a pooled session (the DataSource's primary pool, the
+   * fallback pool) is undone before the next borrower, also on PostgreSQL 15 where the server
+   * does not report search_path: the driver saw the SQL. Pools of one session: the second
+   * borrower gets the very session the first changed (same backend pid).
+   */
+  @Test
+  void aRawSearchPathOnAPooledSessionNeverReachesTheNextBorrower() throws Exception {
+    try (OmniumDataSource ds = new OmniumDataSource(fallbackOnlyUrl(app()))) {
+      String[] changes = {"SET search_path = tenant_a",
+          "SELECT set_config('search_path', 'tenant_a', false)"};
+      for (String sql : changes) {
+        nextBorrowerSeesPublic(ds, sql, false); // the primary pool
+        nextBorrowerSeesPublic(ds, sql, true); // the fallback pool
+      }
+    }
+  }
+
+  private static void nextBorrowerSeesPublic(OmniumDataSource ds, String sql, boolean readOnly)
+      throws SQLException {
+    String what = sql + (readOnly ? ", read-only" : ", read-write");
+    String pid;
+    try (OmniumConnection c = readOnly ? ds.read() : ds.write();
+         Statement st = c.createStatement()) {
+      st.execute(sql);
+      assertEquals("tenant_a", one(c, "SELECT current_schema()"), what);
+      pid = one(c, "SELECT pg_backend_pid()");
+    }
+    try (OmniumConnection c = readOnly ? ds.read() : ds.write()) {
+      assertEquals(pid, one(c, "SELECT pg_backend_pid()"), "the same pooled session: " + what);
+      assertEquals("public", one(c, "SELECT current_schema()"), what);
+      assertEquals("public", c.getSchema(), what);
+    }
+  }
+
+  /**
    * Measures what one reset costs a unit of work (no assertion on time): a read that runs a raw
    * SET and a SELECT, against one that runs two SELECTs (the same round trips), on one pooled
    * session. Prints the figure; asserts only that each dirty session was lent back clean.

@@ -1,0 +1,53 @@
+package dev.omnium.jdbc;
+
+import java.sql.SQLException;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.PSQLState;
+
+/**
+ * The errors pgjdbc throws for the same misuse, made the way pgjdbc makes them: a
+ * {@link PSQLException} with pgjdbc's SQLState and, where it says something useful, its message,
+ * so an application that catches {@code PSQLException} or tests a state sees no difference.
+ */
+final class PgjdbcErrors {
+  private PgjdbcErrors() { }
+
+  /** 55000, as pgjdbc's {@code PgStatement.checkClosed()}. */
+  static PSQLException statementClosed() {
+    return new PSQLException("This statement has been closed.", PSQLState.OBJECT_NOT_IN_STATE);
+  }
+
+  /** 08003, as pgjdbc's {@code PgConnection.checkClosed()}; {@code cause} may be null. */
+  static PSQLException connectionClosed(String why, Throwable cause) {
+    return new PSQLException(why == null ? "This connection has been closed."
+        : "This connection has been closed: " + why, PSQLState.CONNECTION_DOES_NOT_EXIST, cause);
+  }
+
+  /**
+   * 08003 for the calls after a read-only transaction's session was lost, where pgjdbc's
+   * connection would be closed; this one is not: its next unit of work binds a new session.
+   */
+  static PSQLException sessionLost(String message, Throwable cause) {
+    return new PSQLException(message, PSQLState.CONNECTION_DOES_NOT_EXIST, cause);
+  }
+
+  /** 25001: a transaction property changed while a transaction is open. */
+  static PSQLException activeTransaction(String message) {
+    return new PSQLException(message, PSQLState.ACTIVE_SQL_TRANSACTION);
+  }
+
+  /** 25P01: something that needs a transaction, in autocommit mode. */
+  static PSQLException noActiveTransaction(String message) {
+    return new PSQLException(message, PSQLState.NO_ACTIVE_SQL_TRANSACTION);
+  }
+
+  /** 22023: an argument out of range (negative sizes and timeouts, unknown constants). */
+  static PSQLException invalidParameter(String message) {
+    return new PSQLException(message, PSQLState.INVALID_PARAMETER_VALUE);
+  }
+
+  /** pgjdbc's {@code abort(null)}: a plain {@link SQLException} without SQLState. */
+  static SQLException abortWithoutExecutor() {
+    return new SQLException("executor is null");
+  }
+}
