@@ -12,22 +12,21 @@ import java.util.concurrent.locks.LockSupport;
  * waits for a frozen server longer than {@code joinMillis}, since the socket is aborted.
  */
 abstract class IntervalSession implements Runnable, AutoCloseable {
+  /** Null until the first round connects, and again after each drop. */
+  private volatile Connection connection;
+  private volatile boolean closed;
   private final PgConnector connector;
   private final long intervalNanos;
+  /** How long {@link #close()} waits for the thread before aborting the socket. */
   private final long joinMillis;
   private final Thread thread;
-  private volatile boolean closed;
-  private volatile Connection connection;
 
-  /**
-   * @param joinMillis how long {@link #close()} waits for the thread before aborting the socket
-   */
   IntervalSession(PgConnector connector, Duration interval, String threadName, long joinMillis) {
+    thread = new Thread(this, threadName);
+    thread.setDaemon(true);
     this.connector = connector;
     this.intervalNanos = interval.toNanos();
     this.joinMillis = joinMillis;
-    this.thread = new Thread(this, threadName);
-    this.thread.setDaemon(true);
   }
 
   /** One round on the thread; never throws. */
@@ -83,12 +82,11 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
   void dropSession() {
     Connection c = connection;
     connection = null;
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException | RuntimeException ignored) {
-        // the session is gone either way
-      }
+    if (c == null) return;
+    try {
+      c.close();
+    } catch (SQLException | RuntimeException ignored) {
+      // the session is gone either way
     }
   }
 
