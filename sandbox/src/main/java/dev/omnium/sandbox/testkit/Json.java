@@ -56,39 +56,37 @@ public final class Json {
   private Map<String, Object> object() {
     Map<String, Object> m = new LinkedHashMap<>();
     i++;
-    ws();
-    if (peek() == '}') {
-      i++;
-      return m;
-    }
-    while (true) {
+    members('}', () -> {
       ws();
       if (peek() != '"') throw error("expected a key");
       String k = string();
       ws();
       expect(':');
       if (m.put(k, value()) != null) throw error("duplicate key " + k);
-      ws();
-      char c = next();
-      if (c == '}') return m;
-      if (c != ',') throw error("expected , or }");
-    }
+    });
+    return m;
   }
 
   private List<Object> array() {
     List<Object> l = new ArrayList<>();
     i++;
+    members(']', () -> l.add(value()));
+    return l;
+  }
+
+  /** Reads comma-separated members up to {@code close}; the opening bracket is consumed. */
+  private void members(char close, Runnable member) {
     ws();
-    if (peek() == ']') {
+    if (peek() == close) {
       i++;
-      return l;
+      return;
     }
     while (true) {
-      l.add(value());
+      member.run();
       ws();
       char c = next();
-      if (c == ']') return l;
-      if (c != ',') throw error("expected , or ]");
+      if (c == close) return;
+      if (c != ',') throw error("expected , or " + close);
     }
   }
 
