@@ -35,7 +35,7 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
   /** Whether a round is in flight on the session now: {@link #stop()} then aborts its socket. */
   abstract boolean inFlight();
 
-  /** Prepares a new session before a round uses it; if this throws, the round fails and drops it. */
+  /** Prepares a new session before a round uses it; if this throws, that round drops it. */
   void prepare(Connection c) throws SQLException {
     // nothing by default
   }
