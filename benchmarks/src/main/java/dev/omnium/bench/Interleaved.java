@@ -38,7 +38,9 @@ import javax.sql.DataSource;
  * in driver mode and in DataSource mode.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Interleaved [--rounds 40] [--block 200]
- *     [--warm-rounds 8] [--threads 1,4,16,64] [--ryw-rounds 0] [--out file.md]</pre>
+ *     [--warm-rounds 8] [--threads 1,4,16,64] [--ryw-rounds 0] [--ryw-only] [--out file.md]</pre>
+ *
+ * <p>{@code --ryw-only} skips the read-only rounds (a quick check of the write pair alone).
  */
 public final class Interleaved {
   private static final Contender[] CONTENDERS = {Contender.REPLICA_POOL, Contender.OMNIUM_DRIVER,
@@ -145,6 +147,7 @@ public final class Interleaved {
           threadCounts = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
           break;
         case "--out": out = Path.of(args[++i]); break;
+        case "--ryw-only": threadCounts = new int[0]; break;
         default: throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -153,7 +156,8 @@ public final class Interleaved {
     try (BenchCluster cluster = BenchCluster.start()) {
       Map<Contender, DataSource> sources = new EnumMap<>(Contender.class);
       try {
-        for (Contender c : CONTENDERS) {
+        for (int k = 0; k < CONTENDERS.length && threadCounts.length > 0; k++) {
+          Contender c = CONTENDERS[k];
           DataSource ds = c.open(cluster);
           sources.put(c, ds);
           Workloads.awaitReadsOn(ds, "replica", Duration.ofSeconds(30), c.name());

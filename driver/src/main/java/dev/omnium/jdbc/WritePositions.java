@@ -1,9 +1,9 @@
 package dev.omnium.jdbc;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * Read-your-writes bookkeeping of one router: the WAL position of the last write each thread
@@ -124,8 +124,11 @@ final class WritePositions {
    * @return the position, or {@link #UNKNOWN} when the server would not say
    */
   static long commitReturningPosition(Connection primary) throws SQLException {
-    try (Statement st = primary.createStatement()) {
-      st.execute(COMMIT_AND_POSITION_SQL);
+    // A prepared statement, so that pgjdbc's per-session statement cache server-prepares both
+    // parts after prepareThreshold uses: the primary then neither parses nor plans the position
+    // query per commit (as a plain statement it doubled the cost of a short write transaction).
+    try (PreparedStatement st = primary.prepareStatement(COMMIT_AND_POSITION_SQL)) {
+      st.execute();
       // the first result is COMMIT's update count, the second the position
       if (!st.getMoreResults()) return UNKNOWN;
       try (ResultSet rs = st.getResultSet()) {
@@ -141,7 +144,8 @@ final class WritePositions {
    * @return the position, or {@link #UNKNOWN} when it could not be read
    */
   static long currentPosition(Connection primary) {
-    try (Statement st = primary.createStatement(); ResultSet rs = st.executeQuery(POSITION_SQL)) {
+    try (PreparedStatement st = primary.prepareStatement(POSITION_SQL);
+        ResultSet rs = st.executeQuery()) {
       return position(rs);
     } catch (SQLException | RuntimeException e) {
       return UNKNOWN;
