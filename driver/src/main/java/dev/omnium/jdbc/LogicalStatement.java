@@ -36,16 +36,8 @@ class LogicalStatement implements Statement {
   private ResultSetProxy lastResultSet;
   boolean closed;
 
-  // settings, re-applied to every new physical statement
-  private int fetchSize = UNSET;
-  private long maxRows = UNSET;
-  private int queryTimeout = UNSET;
-  private int fetchDirection = UNSET;
-  private int maxFieldSize = UNSET;
-  private Boolean escapeProcessing;
-  private Boolean poolable;
-  private boolean closeOnCompletion;
-  private String cursorName;
+  // settings, re-applied to every new physical statement; shared defaults until one is set
+  private StatementSettings settings = StatementSettings.DEFAULTS;
 
   private ArrayList<String> batch;
 
@@ -94,24 +86,7 @@ class LogicalStatement implements Statement {
   }
 
   private void applySettings(Statement s) throws SQLException {
-    if (fetchSize != UNSET) s.setFetchSize(fetchSize);
-    if (maxRows != UNSET) setMaxRowsOn(s, maxRows);
-    if (queryTimeout != UNSET) s.setQueryTimeout(queryTimeout);
-    if (fetchDirection != UNSET) s.setFetchDirection(fetchDirection);
-    if (maxFieldSize != UNSET) s.setMaxFieldSize(maxFieldSize);
-    if (escapeProcessing != null) s.setEscapeProcessing(escapeProcessing);
-    if (poolable != null) s.setPoolable(poolable);
-    if (closeOnCompletion) s.closeOnCompletion();
-    if (cursorName != null) s.setCursorName(cursorName);
-  }
-
-  /** pgjdbc implements setMaxRows only (setLargeMaxRows throws 0A000). */
-  private static void setMaxRowsOn(Statement s, long max) throws SQLException {
-    if (max <= Integer.MAX_VALUE) {
-      s.setMaxRows((int) max);
-    } else {
-      s.setLargeMaxRows(max);
-    }
+    settings.applyTo(s);
   }
 
   final boolean boundTo(Connection physicalConnection) {
@@ -453,7 +428,7 @@ class LogicalStatement implements Statement {
   @Override
   public int getMaxFieldSize() throws SQLException {
     checkOpen();
-    return maxFieldSize == UNSET ? 0 : maxFieldSize;
+    return settings.maxFieldSize == UNSET ? 0 : settings.maxFieldSize;
   }
 
   @Override
@@ -462,13 +437,14 @@ class LogicalStatement implements Statement {
     if (max < 0) throw PgjdbcErrors.invalidParameter("The maximum field size must be a value"
         + " greater than or equal to 0.");
     if (physical != null) physical.setMaxFieldSize(max);
-    maxFieldSize = max;
+    settings = settings.writable();
+    settings.maxFieldSize = max;
   }
 
   @Override
   public int getMaxRows() throws SQLException {
     checkOpen();
-    return maxRows == UNSET ? 0 : (int) Math.min(Integer.MAX_VALUE, maxRows);
+    return settings.maxRows == UNSET ? 0 : (int) Math.min(Integer.MAX_VALUE, settings.maxRows);
   }
 
   @Override
@@ -479,7 +455,7 @@ class LogicalStatement implements Statement {
   @Override
   public long getLargeMaxRows() throws SQLException {
     checkOpen();
-    return maxRows == UNSET ? 0 : maxRows;
+    return settings.maxRows == UNSET ? 0 : settings.maxRows;
   }
 
   @Override
@@ -487,21 +463,23 @@ class LogicalStatement implements Statement {
     checkOpen();
     if (max < 0) throw PgjdbcErrors.invalidParameter("Maximum number of rows must be a value"
         + " greater than or equal to 0.");
-    if (physical != null) setMaxRowsOn(physical, max);
-    maxRows = max;
+    if (physical != null) StatementSettings.setMaxRowsOn(physical, max);
+    settings = settings.writable();
+    settings.maxRows = max;
   }
 
   @Override
   public void setEscapeProcessing(boolean enable) throws SQLException {
     checkOpen();
     if (physical != null) physical.setEscapeProcessing(enable);
-    escapeProcessing = enable;
+    settings = settings.writable();
+    settings.escapeProcessing = enable;
   }
 
   @Override
   public int getQueryTimeout() throws SQLException {
     checkOpen();
-    return queryTimeout == UNSET ? 0 : queryTimeout;
+    return settings.queryTimeout == UNSET ? 0 : settings.queryTimeout;
   }
 
   @Override
@@ -510,7 +488,8 @@ class LogicalStatement implements Statement {
     if (seconds < 0) throw PgjdbcErrors.invalidParameter("Query timeout must be a value greater"
         + " than or equals to 0.");
     if (physical != null) physical.setQueryTimeout(seconds);
-    queryTimeout = seconds;
+    settings = settings.writable();
+    settings.queryTimeout = seconds;
   }
 
   @Override
@@ -535,20 +514,22 @@ class LogicalStatement implements Statement {
   public void setCursorName(String name) throws SQLException {
     checkOpen();
     if (physical != null) physical.setCursorName(name);
-    cursorName = name;
+    settings = settings.writable();
+    settings.cursorName = name;
   }
 
   @Override
   public void setFetchDirection(int direction) throws SQLException {
     checkOpen();
     if (physical != null) physical.setFetchDirection(direction);
-    fetchDirection = direction;
+    settings = settings.writable();
+    settings.fetchDirection = direction;
   }
 
   @Override
   public int getFetchDirection() throws SQLException {
     checkOpen();
-    return fetchDirection == UNSET ? ResultSet.FETCH_FORWARD : fetchDirection;
+    return settings.fetchDirection == UNSET ? ResultSet.FETCH_FORWARD : settings.fetchDirection;
   }
 
   @Override
@@ -558,13 +539,14 @@ class LogicalStatement implements Statement {
       throw PgjdbcErrors.invalidParameter("Fetch size must be a value greater to or equal to 0.");
     }
     if (physical != null) physical.setFetchSize(rows);
-    fetchSize = rows;
+    settings = settings.writable();
+    settings.fetchSize = rows;
   }
 
   @Override
   public int getFetchSize() throws SQLException {
     checkOpen();
-    return fetchSize == UNSET ? 0 : fetchSize;
+    return settings.fetchSize == UNSET ? 0 : settings.fetchSize;
   }
 
   @Override
@@ -589,26 +571,28 @@ class LogicalStatement implements Statement {
   public void setPoolable(boolean poolable) throws SQLException {
     checkOpen();
     if (physical != null) physical.setPoolable(poolable);
-    this.poolable = poolable;
+    settings = settings.writable();
+    settings.poolable = poolable;
   }
 
   @Override
   public boolean isPoolable() throws SQLException {
     checkOpen();
-    return poolable != null ? poolable : this instanceof PreparedStatement;
+    return settings.poolable != null ? settings.poolable : this instanceof PreparedStatement;
   }
 
   @Override
   public void closeOnCompletion() throws SQLException {
     checkOpen();
     if (physical != null) physical.closeOnCompletion();
-    closeOnCompletion = true;
+    settings = settings.writable();
+    settings.closeOnCompletion = true;
   }
 
   @Override
   public boolean isCloseOnCompletion() throws SQLException {
     checkOpen();
-    return closeOnCompletion;
+    return settings.closeOnCompletion;
   }
 
   @Override
@@ -621,7 +605,7 @@ class LogicalStatement implements Statement {
   public boolean isClosed() throws SQLException {
     if (closed) return true;
     Statement s = physical;
-    return closeOnCompletion && s != null && s.isClosed();
+    return settings.closeOnCompletion && s != null && s.isClosed();
   }
 
   @Override

@@ -164,7 +164,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
   void answered(Connection physical) {
     Binding b = readOnly ? reads.current() : null;
     if (b != null && b.route() == Route.REPLICA && physical == b.connection()) {
-      b.endpoint().answered(physical);
+      // the pgjdbc session itself: its parameter status without the pool proxy's unwrap chain
+      b.endpoint().answered(b.session());
     }
   }
 
