@@ -40,7 +40,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public Array getArray(String name) throws SQLException {
-    return callable().getArray(name);
+    throw PgjdbcErrors.notImplemented("getArray");
   }
 
   @Override
@@ -50,7 +50,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public BigDecimal getBigDecimal(String name) throws SQLException {
-    return callable().getBigDecimal(name);
+    throw PgjdbcErrors.notImplemented("getBigDecimal");
   }
 
   @Deprecated(since = "1.2")
@@ -61,12 +61,12 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public Blob getBlob(int index) throws SQLException {
-    return callable().getBlob(index);
+    throw PgjdbcErrors.notImplemented("getBlob");
   }
 
   @Override
   public Blob getBlob(String name) throws SQLException {
-    return callable().getBlob(name);
+    throw PgjdbcErrors.notImplemented("getBlob");
   }
 
   @Override
@@ -76,7 +76,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public boolean getBoolean(String name) throws SQLException {
-    return callable().getBoolean(name);
+    throw PgjdbcErrors.notImplemented("getBoolean");
   }
 
   @Override
@@ -86,7 +86,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public byte getByte(String name) throws SQLException {
-    return callable().getByte(name);
+    throw PgjdbcErrors.notImplemented("getByte");
   }
 
   @Override
@@ -96,27 +96,27 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public byte[] getBytes(String name) throws SQLException {
-    return callable().getBytes(name);
+    throw PgjdbcErrors.notImplemented("getBytes");
   }
 
   @Override
   public Reader getCharacterStream(int index) throws SQLException {
-    return callable().getCharacterStream(index);
+    throw PgjdbcErrors.notImplemented("getCharacterStream");
   }
 
   @Override
   public Reader getCharacterStream(String name) throws SQLException {
-    return callable().getCharacterStream(name);
+    throw PgjdbcErrors.notImplemented("getCharacterStream");
   }
 
   @Override
   public Clob getClob(int index) throws SQLException {
-    return callable().getClob(index);
+    throw PgjdbcErrors.notImplemented("getClob");
   }
 
   @Override
   public Clob getClob(String name) throws SQLException {
-    return callable().getClob(name);
+    throw PgjdbcErrors.notImplemented("getClob");
   }
 
   @Override
@@ -126,7 +126,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public Date getDate(String name) throws SQLException {
-    return callable().getDate(name);
+    throw PgjdbcErrors.notImplemented("getDate");
   }
 
   @Override
@@ -136,7 +136,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public Date getDate(String name, Calendar x) throws SQLException {
-    return callable().getDate(name, x);
+    throw PgjdbcErrors.notImplemented("getDate");
   }
 
   @Override
@@ -146,7 +146,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public double getDouble(String name) throws SQLException {
-    return callable().getDouble(name);
+    throw PgjdbcErrors.notImplemented("getDouble");
   }
 
   @Override
@@ -156,7 +156,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public float getFloat(String name) throws SQLException {
-    return callable().getFloat(name);
+    throw PgjdbcErrors.notImplemented("getFloat");
   }
 
   @Override
@@ -166,7 +166,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public int getInt(String name) throws SQLException {
-    return callable().getInt(name);
+    throw PgjdbcErrors.notImplemented("getInt");
   }
 
   @Override
@@ -176,37 +176,37 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public long getLong(String name) throws SQLException {
-    return callable().getLong(name);
+    throw PgjdbcErrors.notImplemented("getLong");
   }
 
   @Override
   public Reader getNCharacterStream(int index) throws SQLException {
-    return callable().getNCharacterStream(index);
+    throw PgjdbcErrors.notImplemented("getNCharacterStream");
   }
 
   @Override
   public Reader getNCharacterStream(String name) throws SQLException {
-    return callable().getNCharacterStream(name);
+    throw PgjdbcErrors.notImplemented("getNCharacterStream");
   }
 
   @Override
   public NClob getNClob(int index) throws SQLException {
-    return callable().getNClob(index);
+    throw PgjdbcErrors.notImplemented("getNClob");
   }
 
   @Override
   public NClob getNClob(String name) throws SQLException {
-    return callable().getNClob(name);
+    throw PgjdbcErrors.notImplemented("getNClob");
   }
 
   @Override
   public String getNString(int index) throws SQLException {
-    return callable().getNString(index);
+    throw PgjdbcErrors.notImplemented("getNString");
   }
 
   @Override
   public String getNString(String name) throws SQLException {
-    return callable().getNString(name);
+    throw PgjdbcErrors.notImplemented("getNString");
   }
 
   @Override
@@ -216,7 +216,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public Object getObject(String name) throws SQLException {
-    return callable().getObject(name);
+    throw PgjdbcErrors.notImplemented("getObject");
   }
 
   @Override
@@ -231,32 +231,32 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public <T> T getObject(String name, Class<T> x) throws SQLException {
-    return callable().getObject(name, x);
+    throw PgjdbcErrors.notImplemented("getObject");
   }
 
   @Override
   public Object getObject(String name, Map<String, Class<?>> x) throws SQLException {
-    return callable().getObject(name, x);
+    throw PgjdbcErrors.notImplemented("getObject");
   }
 
   @Override
   public Ref getRef(int index) throws SQLException {
-    return callable().getRef(index);
+    throw PgjdbcErrors.notImplemented("getRef");
   }
 
   @Override
   public Ref getRef(String name) throws SQLException {
-    return callable().getRef(name);
+    throw PgjdbcErrors.notImplemented("getRef");
   }
 
   @Override
   public RowId getRowId(int index) throws SQLException {
-    return callable().getRowId(index);
+    throw PgjdbcErrors.notImplemented("getRowId");
   }
 
   @Override
   public RowId getRowId(String name) throws SQLException {
-    return callable().getRowId(name);
+    throw PgjdbcErrors.notImplemented("getRowId");
   }
 
   @Override
@@ -266,7 +266,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public SQLXML getSQLXML(String name) throws SQLException {
-    return callable().getSQLXML(name);
+    throw PgjdbcErrors.notImplemented("getSQLXML");
   }
 
   @Override
@@ -276,7 +276,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public short getShort(String name) throws SQLException {
-    return callable().getShort(name);
+    throw PgjdbcErrors.notImplemented("getShort");
   }
 
   @Override
@@ -286,7 +286,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public String getString(String name) throws SQLException {
-    return callable().getString(name);
+    throw PgjdbcErrors.notImplemented("getString");
   }
 
   @Override
@@ -296,7 +296,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public Time getTime(String name) throws SQLException {
-    return callable().getTime(name);
+    throw PgjdbcErrors.notImplemented("getTime");
   }
 
   @Override
@@ -306,7 +306,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public Time getTime(String name, Calendar x) throws SQLException {
-    return callable().getTime(name, x);
+    throw PgjdbcErrors.notImplemented("getTime");
   }
 
   @Override
@@ -316,7 +316,7 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public Timestamp getTimestamp(String name) throws SQLException {
-    return callable().getTimestamp(name);
+    throw PgjdbcErrors.notImplemented("getTimestamp");
   }
 
   @Override
@@ -326,17 +326,17 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public Timestamp getTimestamp(String name, Calendar x) throws SQLException {
-    return callable().getTimestamp(name, x);
+    throw PgjdbcErrors.notImplemented("getTimestamp");
   }
 
   @Override
   public URL getURL(int index) throws SQLException {
-    return callable().getURL(index);
+    throw PgjdbcErrors.notImplemented("getURL");
   }
 
   @Override
   public URL getURL(String name) throws SQLException {
-    return callable().getURL(name);
+    throw PgjdbcErrors.notImplemented("getURL");
   }
 
   @Override
@@ -347,20 +347,17 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public void registerOutParameter(int index, SQLType sqlType) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(index, sqlType);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
   public void registerOutParameter(String name, int sqlType) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(name, sqlType);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
   public void registerOutParameter(String name, SQLType sqlType) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(name, sqlType);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
@@ -371,142 +368,133 @@ final class CallableStatementProxy extends LogicalCallableStatement {
 
   @Override
   public void registerOutParameter(int index, int sqlType, String typeName) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(index, sqlType, typeName);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
   public void registerOutParameter(int index, SQLType sqlType, int scale) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(index, sqlType, scale);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
   public void registerOutParameter(int index, SQLType sqlType,
       String typeName) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(index, sqlType, typeName);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
   public void registerOutParameter(String name, int sqlType, int scale) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(name, sqlType, scale);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
   public void registerOutParameter(String name, int sqlType, String typeName) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(name, sqlType, typeName);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
   public void registerOutParameter(String name, SQLType sqlType, int scale) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(name, sqlType, scale);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
   public void registerOutParameter(String name, SQLType sqlType,
       String typeName) throws SQLException {
-    checkOpen();
-    params.registerOutParameter(name, sqlType, typeName);
+    throw PgjdbcErrors.notImplemented("registerOutParameter");
   }
 
   @Override
   public void setArray(int index, Array x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setArray(index, x);
   }
 
   @Override
   public void setAsciiStream(int index, InputStream x) throws SQLException {
-    checkOpen();
-    params.setAsciiStream(index, x);
+    throw PgjdbcErrors.notImplemented("setAsciiStream");
   }
 
   @Override
   public void setAsciiStream(String name, InputStream x) throws SQLException {
-    checkOpen();
-    params.setAsciiStream(name, x);
+    throw PgjdbcErrors.notImplemented("setAsciiStream");
   }
 
   @Override
   public void setAsciiStream(int index, InputStream x, int length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setAsciiStream(index, x, length);
   }
 
   @Override
   public void setAsciiStream(int index, InputStream x, long length) throws SQLException {
-    checkOpen();
-    params.setAsciiStream(index, x, length);
+    throw PgjdbcErrors.notImplemented("setAsciiStream");
   }
 
   @Override
   public void setAsciiStream(String name, InputStream x, int length) throws SQLException {
-    checkOpen();
-    params.setAsciiStream(name, x, length);
+    throw PgjdbcErrors.notImplemented("setAsciiStream");
   }
 
   @Override
   public void setAsciiStream(String name, InputStream x, long length) throws SQLException {
-    checkOpen();
-    params.setAsciiStream(name, x, length);
+    throw PgjdbcErrors.notImplemented("setAsciiStream");
   }
 
   @Override
   public void setBigDecimal(int index, BigDecimal x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBigDecimal(index, x);
   }
 
   @Override
   public void setBigDecimal(String name, BigDecimal x) throws SQLException {
-    checkOpen();
-    params.setBigDecimal(name, x);
+    throw PgjdbcErrors.notImplemented("setBigDecimal");
   }
 
   @Override
   public void setBinaryStream(int index, InputStream x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBinaryStream(index, x);
   }
 
   @Override
   public void setBinaryStream(String name, InputStream x) throws SQLException {
-    checkOpen();
-    params.setBinaryStream(name, x);
+    throw PgjdbcErrors.notImplemented("setBinaryStream");
   }
 
   @Override
   public void setBinaryStream(int index, InputStream x, int length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBinaryStream(index, x, length);
   }
 
   @Override
   public void setBinaryStream(int index, InputStream x, long length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBinaryStream(index, x, length);
   }
 
   @Override
   public void setBinaryStream(String name, InputStream x, int length) throws SQLException {
-    checkOpen();
-    params.setBinaryStream(name, x, length);
+    throw PgjdbcErrors.notImplemented("setBinaryStream");
   }
 
   @Override
   public void setBinaryStream(String name, InputStream x, long length) throws SQLException {
-    checkOpen();
-    params.setBinaryStream(name, x, length);
+    throw PgjdbcErrors.notImplemented("setBinaryStream");
   }
 
   @Override
   public void setBlob(int index, InputStream x) throws SQLException {
     checkOpen();
     checkLargeObject(x);
+    checkIndex(index);
     params.setBlob(index, x);
   }
 
@@ -514,492 +502,469 @@ final class CallableStatementProxy extends LogicalCallableStatement {
   public void setBlob(int index, Blob x) throws SQLException {
     checkOpen();
     checkLargeObject(x);
+    checkIndex(index);
     params.setBlob(index, x);
   }
 
   @Override
   public void setBlob(String name, InputStream x) throws SQLException {
-    checkOpen();
-    params.setBlob(name, x);
+    throw PgjdbcErrors.notImplemented("setBlob");
   }
 
   @Override
   public void setBlob(String name, Blob x) throws SQLException {
-    checkOpen();
-    params.setBlob(name, x);
+    throw PgjdbcErrors.notImplemented("setBlob");
   }
 
   @Override
   public void setBlob(int index, InputStream x, long length) throws SQLException {
     checkOpen();
     checkLargeObject(x);
+    checkIndex(index);
     params.setBlob(index, x, length);
   }
 
   @Override
   public void setBlob(String name, InputStream x, long length) throws SQLException {
-    checkOpen();
-    params.setBlob(name, x, length);
+    throw PgjdbcErrors.notImplemented("setBlob");
   }
 
   @Override
   public void setBoolean(int index, boolean x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBoolean(index, x);
   }
 
   @Override
   public void setBoolean(String name, boolean x) throws SQLException {
-    checkOpen();
-    params.setBoolean(name, x);
+    throw PgjdbcErrors.notImplemented("setBoolean");
   }
 
   @Override
   public void setByte(int index, byte x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setByte(index, x);
   }
 
   @Override
   public void setByte(String name, byte x) throws SQLException {
-    checkOpen();
-    params.setByte(name, x);
+    throw PgjdbcErrors.notImplemented("setByte");
   }
 
   @Override
   public void setBytes(int index, byte[] x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBytes(index, x);
   }
 
   @Override
   public void setBytes(String name, byte[] x) throws SQLException {
-    checkOpen();
-    params.setBytes(name, x);
+    throw PgjdbcErrors.notImplemented("setBytes");
   }
 
   @Override
   public void setCharacterStream(int index, Reader x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setCharacterStream(index, x);
   }
 
   @Override
   public void setCharacterStream(String name, Reader x) throws SQLException {
-    checkOpen();
-    params.setCharacterStream(name, x);
+    throw PgjdbcErrors.notImplemented("setCharacterStream");
   }
 
   @Override
   public void setCharacterStream(int index, Reader x, int length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setCharacterStream(index, x, length);
   }
 
   @Override
   public void setCharacterStream(int index, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setCharacterStream(index, x, length);
+    throw PgjdbcErrors.notImplemented("setCharacterStream");
   }
 
   @Override
   public void setCharacterStream(String name, Reader x, int length) throws SQLException {
-    checkOpen();
-    params.setCharacterStream(name, x, length);
+    throw PgjdbcErrors.notImplemented("setCharacterStream");
   }
 
   @Override
   public void setCharacterStream(String name, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setCharacterStream(name, x, length);
+    throw PgjdbcErrors.notImplemented("setCharacterStream");
   }
 
   @Override
   public void setClob(int index, Reader x) throws SQLException {
-    checkOpen();
-    params.setClob(index, x);
+    throw PgjdbcErrors.notImplemented("setClob");
   }
 
   @Override
   public void setClob(int index, Clob x) throws SQLException {
     checkOpen();
+    checkLargeObject(x);
+    checkIndex(index);
     params.setClob(index, x);
   }
 
   @Override
   public void setClob(String name, Reader x) throws SQLException {
-    checkOpen();
-    params.setClob(name, x);
+    throw PgjdbcErrors.notImplemented("setClob");
   }
 
   @Override
   public void setClob(String name, Clob x) throws SQLException {
-    checkOpen();
-    params.setClob(name, x);
+    throw PgjdbcErrors.notImplemented("setClob");
   }
 
   @Override
   public void setClob(int index, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setClob(index, x, length);
+    throw PgjdbcErrors.notImplemented("setClob");
   }
 
   @Override
   public void setClob(String name, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setClob(name, x, length);
+    throw PgjdbcErrors.notImplemented("setClob");
   }
 
   @Override
   public void setDate(int index, Date x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setDate(index, x);
   }
 
   @Override
   public void setDate(String name, Date x) throws SQLException {
-    checkOpen();
-    params.setDate(name, x);
+    throw PgjdbcErrors.notImplemented("setDate");
   }
 
   @Override
   public void setDate(int index, Date x, Calendar cal) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setDate(index, x, cal);
   }
 
   @Override
   public void setDate(String name, Date x, Calendar cal) throws SQLException {
-    checkOpen();
-    params.setDate(name, x, cal);
+    throw PgjdbcErrors.notImplemented("setDate");
   }
 
   @Override
   public void setDouble(int index, double x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setDouble(index, x);
   }
 
   @Override
   public void setDouble(String name, double x) throws SQLException {
-    checkOpen();
-    params.setDouble(name, x);
+    throw PgjdbcErrors.notImplemented("setDouble");
   }
 
   @Override
   public void setFloat(int index, float x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setFloat(index, x);
   }
 
   @Override
   public void setFloat(String name, float x) throws SQLException {
-    checkOpen();
-    params.setFloat(name, x);
+    throw PgjdbcErrors.notImplemented("setFloat");
   }
 
   @Override
   public void setInt(int index, int x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setInt(index, x);
   }
 
   @Override
   public void setInt(String name, int x) throws SQLException {
-    checkOpen();
-    params.setInt(name, x);
+    throw PgjdbcErrors.notImplemented("setInt");
   }
 
   @Override
   public void setLong(int index, long x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setLong(index, x);
   }
 
   @Override
   public void setLong(String name, long x) throws SQLException {
-    checkOpen();
-    params.setLong(name, x);
+    throw PgjdbcErrors.notImplemented("setLong");
   }
 
   @Override
   public void setNCharacterStream(int index, Reader x) throws SQLException {
-    checkOpen();
-    params.setNCharacterStream(index, x);
+    throw PgjdbcErrors.notImplemented("setNCharacterStream");
   }
 
   @Override
   public void setNCharacterStream(String name, Reader x) throws SQLException {
-    checkOpen();
-    params.setNCharacterStream(name, x);
+    throw PgjdbcErrors.notImplemented("setNCharacterStream");
   }
 
   @Override
   public void setNCharacterStream(int index, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setNCharacterStream(index, x, length);
+    throw PgjdbcErrors.notImplemented("setNCharacterStream");
   }
 
   @Override
   public void setNCharacterStream(String name, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setNCharacterStream(name, x, length);
+    throw PgjdbcErrors.notImplemented("setNCharacterStream");
   }
 
   @Override
   public void setNClob(int index, Reader x) throws SQLException {
-    checkOpen();
-    params.setNClob(index, x);
+    throw PgjdbcErrors.notImplemented("setNClob");
   }
 
   @Override
   public void setNClob(int index, NClob x) throws SQLException {
-    checkOpen();
-    params.setNClob(index, x);
+    throw PgjdbcErrors.notImplemented("setNClob");
   }
 
   @Override
   public void setNClob(String name, Reader x) throws SQLException {
-    checkOpen();
-    params.setNClob(name, x);
+    throw PgjdbcErrors.notImplemented("setNClob");
   }
 
   @Override
   public void setNClob(String name, NClob x) throws SQLException {
-    checkOpen();
-    params.setNClob(name, x);
+    throw PgjdbcErrors.notImplemented("setNClob");
   }
 
   @Override
   public void setNClob(int index, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setNClob(index, x, length);
+    throw PgjdbcErrors.notImplemented("setNClob");
   }
 
   @Override
   public void setNClob(String name, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setNClob(name, x, length);
+    throw PgjdbcErrors.notImplemented("setNClob");
   }
 
   @Override
   public void setNString(int index, String x) throws SQLException {
-    checkOpen();
-    params.setNString(index, x);
+    throw PgjdbcErrors.notImplemented("setNString");
   }
 
   @Override
   public void setNString(String name, String x) throws SQLException {
-    checkOpen();
-    params.setNString(name, x);
+    throw PgjdbcErrors.notImplemented("setNString");
   }
 
   @Override
   public void setNull(int index, int sqlType) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setNull(index, sqlType);
   }
 
   @Override
   public void setNull(String name, int sqlType) throws SQLException {
-    checkOpen();
-    params.setNull(name, sqlType);
+    throw PgjdbcErrors.notImplemented("setNull");
   }
 
   @Override
   public void setNull(int index, int sqlType, String typeName) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setNull(index, sqlType, typeName);
   }
 
   @Override
   public void setNull(String name, int sqlType, String typeName) throws SQLException {
-    checkOpen();
-    params.setNull(name, sqlType, typeName);
+    throw PgjdbcErrors.notImplemented("setNull");
   }
 
   @Override
   public void setObject(int index, Object x) throws SQLException {
     checkOpen();
+    checkUntypedLargeObject(x);
+    checkIndex(index);
     params.setObject(index, x);
   }
 
   @Override
   public void setObject(String name, Object x) throws SQLException {
-    checkOpen();
-    params.setObject(name, x);
+    throw PgjdbcErrors.notImplemented("setObject");
   }
 
   @Override
   public void setObject(int index, Object x, int targetSqlType) throws SQLException {
     checkOpen();
+    checkLargeObject(x, targetSqlType);
+    checkIndex(index);
     params.setObject(index, x, targetSqlType);
   }
 
   @Override
   public void setObject(int index, Object x, SQLType targetSqlType) throws SQLException {
-    checkOpen();
-    params.setObject(index, x, targetSqlType);
+    throw PgjdbcErrors.notImplemented("setObject");
   }
 
   @Override
   public void setObject(String name, Object x, int targetSqlType) throws SQLException {
-    checkOpen();
-    params.setObject(name, x, targetSqlType);
+    throw PgjdbcErrors.notImplemented("setObject");
   }
 
   @Override
   public void setObject(String name, Object x, SQLType targetSqlType) throws SQLException {
-    checkOpen();
-    params.setObject(name, x, targetSqlType);
+    throw PgjdbcErrors.notImplemented("setObject");
   }
 
   @Override
   public void setObject(int index, Object x, int targetSqlType,
       int scaleOrLength) throws SQLException {
     checkOpen();
+    checkLargeObject(x, targetSqlType);
+    checkIndex(index);
     params.setObject(index, x, targetSqlType, scaleOrLength);
   }
 
   @Override
   public void setObject(int index, Object x, SQLType targetSqlType,
       int scaleOrLength) throws SQLException {
-    checkOpen();
-    params.setObject(index, x, targetSqlType, scaleOrLength);
+    throw PgjdbcErrors.notImplemented("setObject");
   }
 
   @Override
   public void setObject(String name, Object x, int targetSqlType,
       int scaleOrLength) throws SQLException {
-    checkOpen();
-    params.setObject(name, x, targetSqlType, scaleOrLength);
+    throw PgjdbcErrors.notImplemented("setObject");
   }
 
   @Override
   public void setObject(String name, Object x, SQLType targetSqlType,
       int scaleOrLength) throws SQLException {
-    checkOpen();
-    params.setObject(name, x, targetSqlType, scaleOrLength);
+    throw PgjdbcErrors.notImplemented("setObject");
   }
 
   @Override
   public void setRef(int index, Ref x) throws SQLException {
-    checkOpen();
-    params.setRef(index, x);
+    throw PgjdbcErrors.notImplemented("setRef");
   }
 
   @Override
   public void setRowId(int index, RowId x) throws SQLException {
-    checkOpen();
-    params.setRowId(index, x);
+    throw PgjdbcErrors.notImplemented("setRowId");
   }
 
   @Override
   public void setRowId(String name, RowId x) throws SQLException {
-    checkOpen();
-    params.setRowId(name, x);
+    throw PgjdbcErrors.notImplemented("setRowId");
   }
 
   @Override
   public void setSQLXML(int index, SQLXML x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setSQLXML(index, x);
   }
 
   @Override
   public void setSQLXML(String name, SQLXML x) throws SQLException {
-    checkOpen();
-    params.setSQLXML(name, x);
+    throw PgjdbcErrors.notImplemented("setSQLXML");
   }
 
   @Override
   public void setShort(int index, short x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setShort(index, x);
   }
 
   @Override
   public void setShort(String name, short x) throws SQLException {
-    checkOpen();
-    params.setShort(name, x);
+    throw PgjdbcErrors.notImplemented("setShort");
   }
 
   @Override
   public void setString(int index, String x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setString(index, x);
   }
 
   @Override
   public void setString(String name, String x) throws SQLException {
-    checkOpen();
-    params.setString(name, x);
+    throw PgjdbcErrors.notImplemented("setString");
   }
 
   @Override
   public void setTime(int index, Time x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setTime(index, x);
   }
 
   @Override
   public void setTime(String name, Time x) throws SQLException {
-    checkOpen();
-    params.setTime(name, x);
+    throw PgjdbcErrors.notImplemented("setTime");
   }
 
   @Override
   public void setTime(int index, Time x, Calendar cal) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setTime(index, x, cal);
   }
 
   @Override
   public void setTime(String name, Time x, Calendar cal) throws SQLException {
-    checkOpen();
-    params.setTime(name, x, cal);
+    throw PgjdbcErrors.notImplemented("setTime");
   }
 
   @Override
   public void setTimestamp(int index, Timestamp x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setTimestamp(index, x);
   }
 
   @Override
   public void setTimestamp(String name, Timestamp x) throws SQLException {
-    checkOpen();
-    params.setTimestamp(name, x);
+    throw PgjdbcErrors.notImplemented("setTimestamp");
   }
 
   @Override
   public void setTimestamp(int index, Timestamp x, Calendar cal) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setTimestamp(index, x, cal);
   }
 
   @Override
   public void setTimestamp(String name, Timestamp x, Calendar cal) throws SQLException {
-    checkOpen();
-    params.setTimestamp(name, x, cal);
+    throw PgjdbcErrors.notImplemented("setTimestamp");
   }
 
   @Override
   public void setURL(int index, URL x) throws SQLException {
-    checkOpen();
-    params.setURL(index, x);
+    throw PgjdbcErrors.notImplemented("setURL");
   }
 
   @Override
   public void setURL(String name, URL x) throws SQLException {
-    checkOpen();
-    params.setURL(name, x);
+    throw PgjdbcErrors.notImplemented("setURL");
   }
 
   @Deprecated(since = "1.2")
   @Override
   public void setUnicodeStream(int index, InputStream x, int length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setUnicodeStream(index, x, length);
   }
 

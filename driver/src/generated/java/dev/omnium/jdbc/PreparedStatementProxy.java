@@ -36,48 +36,52 @@ final class PreparedStatementProxy extends LogicalPreparedStatement {
   @Override
   public void setArray(int index, Array x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setArray(index, x);
   }
 
   @Override
   public void setAsciiStream(int index, InputStream x) throws SQLException {
-    checkOpen();
-    params.setAsciiStream(index, x);
+    throw PgjdbcErrors.notImplemented("setAsciiStream");
   }
 
   @Override
   public void setAsciiStream(int index, InputStream x, int length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setAsciiStream(index, x, length);
   }
 
   @Override
   public void setAsciiStream(int index, InputStream x, long length) throws SQLException {
-    checkOpen();
-    params.setAsciiStream(index, x, length);
+    throw PgjdbcErrors.notImplemented("setAsciiStream");
   }
 
   @Override
   public void setBigDecimal(int index, BigDecimal x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBigDecimal(index, x);
   }
 
   @Override
   public void setBinaryStream(int index, InputStream x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBinaryStream(index, x);
   }
 
   @Override
   public void setBinaryStream(int index, InputStream x, int length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBinaryStream(index, x, length);
   }
 
   @Override
   public void setBinaryStream(int index, InputStream x, long length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBinaryStream(index, x, length);
   }
 
@@ -85,6 +89,7 @@ final class PreparedStatementProxy extends LogicalPreparedStatement {
   public void setBlob(int index, InputStream x) throws SQLException {
     checkOpen();
     checkLargeObject(x);
+    checkIndex(index);
     params.setBlob(index, x);
   }
 
@@ -92,6 +97,7 @@ final class PreparedStatementProxy extends LogicalPreparedStatement {
   public void setBlob(int index, Blob x) throws SQLException {
     checkOpen();
     checkLargeObject(x);
+    checkIndex(index);
     params.setBlob(index, x);
   }
 
@@ -99,243 +105,259 @@ final class PreparedStatementProxy extends LogicalPreparedStatement {
   public void setBlob(int index, InputStream x, long length) throws SQLException {
     checkOpen();
     checkLargeObject(x);
+    checkIndex(index);
     params.setBlob(index, x, length);
   }
 
   @Override
   public void setBoolean(int index, boolean x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBoolean(index, x);
   }
 
   @Override
   public void setByte(int index, byte x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setByte(index, x);
   }
 
   @Override
   public void setBytes(int index, byte[] x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setBytes(index, x);
   }
 
   @Override
   public void setCharacterStream(int index, Reader x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setCharacterStream(index, x);
   }
 
   @Override
   public void setCharacterStream(int index, Reader x, int length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setCharacterStream(index, x, length);
   }
 
   @Override
   public void setCharacterStream(int index, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setCharacterStream(index, x, length);
+    throw PgjdbcErrors.notImplemented("setCharacterStream");
   }
 
   @Override
   public void setClob(int index, Reader x) throws SQLException {
-    checkOpen();
-    params.setClob(index, x);
+    throw PgjdbcErrors.notImplemented("setClob");
   }
 
   @Override
   public void setClob(int index, Clob x) throws SQLException {
     checkOpen();
+    checkLargeObject(x);
+    checkIndex(index);
     params.setClob(index, x);
   }
 
   @Override
   public void setClob(int index, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setClob(index, x, length);
+    throw PgjdbcErrors.notImplemented("setClob");
   }
 
   @Override
   public void setDate(int index, Date x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setDate(index, x);
   }
 
   @Override
   public void setDate(int index, Date x, Calendar cal) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setDate(index, x, cal);
   }
 
   @Override
   public void setDouble(int index, double x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setDouble(index, x);
   }
 
   @Override
   public void setFloat(int index, float x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setFloat(index, x);
   }
 
   @Override
   public void setInt(int index, int x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setInt(index, x);
   }
 
   @Override
   public void setLong(int index, long x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setLong(index, x);
   }
 
   @Override
   public void setNCharacterStream(int index, Reader x) throws SQLException {
-    checkOpen();
-    params.setNCharacterStream(index, x);
+    throw PgjdbcErrors.notImplemented("setNCharacterStream");
   }
 
   @Override
   public void setNCharacterStream(int index, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setNCharacterStream(index, x, length);
+    throw PgjdbcErrors.notImplemented("setNCharacterStream");
   }
 
   @Override
   public void setNClob(int index, Reader x) throws SQLException {
-    checkOpen();
-    params.setNClob(index, x);
+    throw PgjdbcErrors.notImplemented("setNClob");
   }
 
   @Override
   public void setNClob(int index, NClob x) throws SQLException {
-    checkOpen();
-    params.setNClob(index, x);
+    throw PgjdbcErrors.notImplemented("setNClob");
   }
 
   @Override
   public void setNClob(int index, Reader x, long length) throws SQLException {
-    checkOpen();
-    params.setNClob(index, x, length);
+    throw PgjdbcErrors.notImplemented("setNClob");
   }
 
   @Override
   public void setNString(int index, String x) throws SQLException {
-    checkOpen();
-    params.setNString(index, x);
+    throw PgjdbcErrors.notImplemented("setNString");
   }
 
   @Override
   public void setNull(int index, int sqlType) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setNull(index, sqlType);
   }
 
   @Override
   public void setNull(int index, int sqlType, String typeName) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setNull(index, sqlType, typeName);
   }
 
   @Override
   public void setObject(int index, Object x) throws SQLException {
     checkOpen();
+    checkUntypedLargeObject(x);
+    checkIndex(index);
     params.setObject(index, x);
   }
 
   @Override
   public void setObject(int index, Object x, int targetSqlType) throws SQLException {
     checkOpen();
+    checkLargeObject(x, targetSqlType);
+    checkIndex(index);
     params.setObject(index, x, targetSqlType);
   }
 
   @Override
   public void setObject(int index, Object x, SQLType targetSqlType) throws SQLException {
-    checkOpen();
-    params.setObject(index, x, targetSqlType);
+    throw PgjdbcErrors.notImplemented("setObject");
   }
 
   @Override
   public void setObject(int index, Object x, int targetSqlType,
       int scaleOrLength) throws SQLException {
     checkOpen();
+    checkLargeObject(x, targetSqlType);
+    checkIndex(index);
     params.setObject(index, x, targetSqlType, scaleOrLength);
   }
 
   @Override
   public void setObject(int index, Object x, SQLType targetSqlType,
       int scaleOrLength) throws SQLException {
-    checkOpen();
-    params.setObject(index, x, targetSqlType, scaleOrLength);
+    throw PgjdbcErrors.notImplemented("setObject");
   }
 
   @Override
   public void setRef(int index, Ref x) throws SQLException {
-    checkOpen();
-    params.setRef(index, x);
+    throw PgjdbcErrors.notImplemented("setRef");
   }
 
   @Override
   public void setRowId(int index, RowId x) throws SQLException {
-    checkOpen();
-    params.setRowId(index, x);
+    throw PgjdbcErrors.notImplemented("setRowId");
   }
 
   @Override
   public void setSQLXML(int index, SQLXML x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setSQLXML(index, x);
   }
 
   @Override
   public void setShort(int index, short x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setShort(index, x);
   }
 
   @Override
   public void setString(int index, String x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setString(index, x);
   }
 
   @Override
   public void setTime(int index, Time x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setTime(index, x);
   }
 
   @Override
   public void setTime(int index, Time x, Calendar cal) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setTime(index, x, cal);
   }
 
   @Override
   public void setTimestamp(int index, Timestamp x) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setTimestamp(index, x);
   }
 
   @Override
   public void setTimestamp(int index, Timestamp x, Calendar cal) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setTimestamp(index, x, cal);
   }
 
   @Override
   public void setURL(int index, URL x) throws SQLException {
-    checkOpen();
-    params.setURL(index, x);
+    throw PgjdbcErrors.notImplemented("setURL");
   }
 
   @Deprecated(since = "1.2")
   @Override
   public void setUnicodeStream(int index, InputStream x, int length) throws SQLException {
     checkOpen();
+    checkIndex(index);
     params.setUnicodeStream(index, x, length);
   }
 }
