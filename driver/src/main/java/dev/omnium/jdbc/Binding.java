@@ -39,6 +39,8 @@ final class Binding {
 
   /** Written last when bound, cleared first when released (CAS): others read it first. */
   private volatile Connection connection;
+  /** The pgjdbc session under the pool's proxy (see {@link #session()}). */
+  private Connection session;
   private Route route;
   private ReplicaEndpoint endpoint;
 
@@ -71,6 +73,8 @@ final class Binding {
     applied = 0;
     settingsSql = false;
     if (pooled) snapshotReported(c);
+    PGConnection pg = pooled ? pg(c) : null;
+    session = pg instanceof Connection ? (Connection) pg : c;
     connection = c; // volatile write last: a releasing thread that sees c sees the rest
   }
 
@@ -81,6 +85,15 @@ final class Binding {
   /** The session goes back to a pool, to be lent again. */
   boolean pooled() {
     return pooled;
+  }
+
+  /**
+   * The pgjdbc session itself, under its pool's proxy. Read statements are prepared on it: omnium
+   * tracks and closes its physical statements itself (they are closed before the session goes
+   * back), so the pool's statement and result-set proxies would be a second, unused layer.
+   */
+  Connection session() {
+    return session;
   }
 
   Route route() {
@@ -170,6 +183,9 @@ final class Binding {
   private boolean resetForPool(Connection c, Route r) {
     int bits = applied;
     try {
+      // The pool rolls back only what ran through its own statement proxies: a read session's
+      // statements did not (see session()), so a transaction left open is rolled back here.
+      if (r != Route.PRIMARY && PgTransactionState.inTransactionOn(session)) c.rollback();
       if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || settingsSql || reportedChanged(c)) {
         if (!c.getAutoCommit()) {
           c.rollback();

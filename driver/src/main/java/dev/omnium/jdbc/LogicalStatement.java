@@ -80,7 +80,7 @@ class LogicalStatement implements Statement {
     Statement s = physical;
     if (s != null && owner == target) return s;
     if (s != null) closePhysical();
-    s = create(target);
+    s = create(conn.statementSession(target));
     physical = s;
     owner = target;
     applySettings(s);
@@ -191,6 +191,7 @@ class LogicalStatement implements Statement {
     conn.beforeExecute(target, this, sql);
     try {
       ResultSet rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
+      conn.answered(target);
       conn.afterAutocommitStatement(op != QUERY && !(op == EXECUTE && boolResult), this, sql);
       return rs;
     } catch (SQLException first) {
@@ -374,9 +375,9 @@ class LogicalStatement implements Statement {
 
   @Override
   public void clearBatch() throws SQLException {
-    checkOpen();
+    // pgjdbc empties the batch without a state check, also on a closed statement
     if (batch != null) batch.clear();
-    if (physical != null) physical.clearBatch();
+    if (!closed && physical != null) physical.clearBatch();
   }
 
   @Override
@@ -443,15 +444,16 @@ class LogicalStatement implements Statement {
   @Override
   public ResultSet getGeneratedKeys() throws SQLException {
     checkOpen();
-    if (physical == null) throw new SQLException("No results were returned by the query.", "02000");
-    return wrap(physical.getGeneratedKeys());
+    // before any execute pgjdbc answers with an empty result set of its own: ask it for one
+    Statement s = physical != null ? physical : physicalFor(conn.currentTarget());
+    return wrap(s.getGeneratedKeys());
   }
 
   // ---------------------------------------------------------------- settings
+  // pgjdbc reads and sets most of these without checking that the statement is open
 
   @Override
   public int getMaxFieldSize() throws SQLException {
-    checkOpen();
     return maxFieldSize == UNSET ? 0 : maxFieldSize;
   }
 
@@ -471,18 +473,17 @@ class LogicalStatement implements Statement {
   }
 
   @Override
-  public void setMaxRows(int max) throws SQLException {
-    setLargeMaxRows(max);
-  }
-
-  @Override
   public long getLargeMaxRows() throws SQLException {
-    checkOpen();
-    return maxRows == UNSET ? 0 : maxRows;
+    throw PgjdbcErrors.notImplemented("getLargeMaxRows");
   }
 
   @Override
   public void setLargeMaxRows(long max) throws SQLException {
+    throw PgjdbcErrors.notImplemented("setLargeMaxRows");
+  }
+
+  @Override
+  public void setMaxRows(int max) throws SQLException {
     checkOpen();
     if (max < 0) throw PgjdbcErrors.invalidParameter("Maximum number of rows must be a value"
         + " greater than or equal to 0.");
@@ -526,8 +527,8 @@ class LogicalStatement implements Statement {
 
   @Override
   public void clearWarnings() throws SQLException {
-    checkOpen();
-    if (physical != null) physical.clearWarnings();
+    // pgjdbc clears without a state check, also on a closed statement
+    if (!closed && physical != null) physical.clearWarnings();
   }
 
   @Override
@@ -539,14 +540,17 @@ class LogicalStatement implements Statement {
 
   @Override
   public void setFetchDirection(int direction) throws SQLException {
-    checkOpen();
-    if (physical != null) physical.setFetchDirection(direction);
+    // pgjdbc checks the constant at the call, not whether the statement is open
+    if (direction != ResultSet.FETCH_FORWARD && direction != ResultSet.FETCH_REVERSE
+        && direction != ResultSet.FETCH_UNKNOWN) {
+      throw PgjdbcErrors.invalidParameter("Invalid fetch direction constant: " + direction + ".");
+    }
+    if (!closed && physical != null) physical.setFetchDirection(direction);
     fetchDirection = direction;
   }
 
   @Override
   public int getFetchDirection() throws SQLException {
-    checkOpen();
     return fetchDirection == UNSET ? ResultSet.FETCH_FORWARD : fetchDirection;
   }
 
@@ -562,25 +566,21 @@ class LogicalStatement implements Statement {
 
   @Override
   public int getFetchSize() throws SQLException {
-    checkOpen();
     return fetchSize == UNSET ? 0 : fetchSize;
   }
 
   @Override
   public int getResultSetConcurrency() throws SQLException {
-    checkOpen();
     return resultSetConcurrency;
   }
 
   @Override
   public int getResultSetType() throws SQLException {
-    checkOpen();
     return resultSetType;
   }
 
   @Override
   public int getResultSetHoldability() throws SQLException {
-    checkOpen();
     return resultSetHoldability == UNSET ? conn.state.holdability() : resultSetHoldability;
   }
 
@@ -599,20 +599,17 @@ class LogicalStatement implements Statement {
 
   @Override
   public void closeOnCompletion() throws SQLException {
-    checkOpen();
-    if (physical != null) physical.closeOnCompletion();
+    if (!closed && physical != null) physical.closeOnCompletion();
     closeOnCompletion = true;
   }
 
   @Override
   public boolean isCloseOnCompletion() throws SQLException {
-    checkOpen();
     return closeOnCompletion;
   }
 
   @Override
   public Connection getConnection() throws SQLException {
-    checkOpen();
     return conn;
   }
 
@@ -655,7 +652,9 @@ class LogicalStatement implements Statement {
   @Override
   public <T> T unwrap(Class<T> iface) throws SQLException {
     if (iface.isInstance(this)) return iface.cast(this);
-    checkOpen();
+    // pgjdbc's statement unwraps to what it is, open or closed; a closed one here has no
+    // physical statement left to answer
+    if (closed) throw new SQLException("Cannot unwrap to " + iface.getName());
     return physicalFor(conn.currentTarget()).unwrap(iface);
   }
 

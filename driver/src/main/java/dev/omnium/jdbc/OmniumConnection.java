@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executor;
 import org.postgresql.jdbc.PgConnection;
 
@@ -72,6 +73,12 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Connection c = routeRead();
     reads.current().statements++;
     return c;
+  }
+
+  /** Where a statement for {@code target} is created: a read session's pgjdbc connection. */
+  Connection statementSession(Connection target) {
+    Binding b = reads.current();
+    return b != null && target == b.connection() ? b.session() : target;
   }
 
   /** Like {@link #beginStatement()} for describe-only calls, which do not count as statements. */
@@ -150,6 +157,14 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (state.autoCommit && !readOnly && router.writePositions.enabled()
         && (changedRows || s.mayWrite(sql))) {
       afterPrimaryCommit();
+    }
+  }
+
+  /** A statement's answer came back on {@code physical}: a replica pool hears of a promotion. */
+  void answered(Connection physical) {
+    Binding b = readOnly ? reads.current() : null;
+    if (b != null && b.route() == Route.REPLICA && physical == b.connection()) {
+      b.endpoint().answered(physical);
     }
   }
 
@@ -542,7 +557,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     // A lost session leaves its statements open, as pgjdbc's do: they fail with 08003 at
     // execute. So does a later close(), e.g. the application pool's eviction on its own thread
     // (HikariCP closes an evicted pgjdbc connection, which keeps its statements open too).
-    if (!primaryLost && lost == null) {
+    if (!primaryLost && lost == null && !statements.isEmpty()) {
       Object[] open = statements.toArray(); // may race a statement closing on another thread
       for (int i = open.length - 1; i >= 0; i--) {
         if (open[i] != null) ((LogicalStatement) open[i]).closeQuietly();
@@ -551,7 +566,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (closed) return;
     closed = true;
     router.use.leave(this);
-    reads.releaseAll(state.autoCommit);
+    // statements closed above hold nothing; those left open must not keep pooled sessions' ones
+    reads.releaseAll(primaryLost ? statements : List.of(), state.autoCommit);
     Binding p = primary;
     Connection pc = p == null ? null : p.connection();
     if (pc != null) {

@@ -108,6 +108,7 @@ final class PgConnector implements DataSource {
     }
     if (standbyOnly && RoleSignal.reportsPrimary(c)) {
       c.close();
+      ReplicasByHost.promoted(host(url)); // the replica pools of every router on it stop now
       throw new SQLException("omnium: " + description + " is a primary now (in_hot_standby=off),"
           + " not a standby: no replica session is opened on it", "08001");
     }

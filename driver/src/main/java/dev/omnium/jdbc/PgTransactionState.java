@@ -17,6 +17,12 @@ final class PgTransactionState {
     return c.unwrap(BaseConnection.class).getTransactionState() != TransactionState.IDLE;
   }
 
+  /** Whether a transaction is open (or failed) on {@code c} if it is a pgjdbc session itself. */
+  static boolean inTransactionOn(Connection c) {
+    return c instanceof BaseConnection
+        && ((BaseConnection) c).getTransactionState() != TransactionState.IDLE;
+  }
+
   /** Whether a transaction is open and not failed: a COMMIT would commit it. */
   static boolean isOpen(Connection c) throws SQLException {
     return c.unwrap(BaseConnection.class).getTransactionState() == TransactionState.OPEN;

@@ -251,14 +251,29 @@ final class ReadBindings {
 
   /** Close: every binding goes back (the current one rolled back first when in a transaction). */
   void releaseAll(boolean autoCommit) {
+    releaseAll(List.of(), autoCommit);
+  }
+
+  /**
+   * Like {@link #releaseAll(boolean)}, closing first the physical statements that
+   * {@code statements} still hold on the sessions (they were prepared on the sessions themselves,
+   * not through the pool's proxies, which would have closed them).
+   */
+  void releaseAll(List<LogicalStatement> statements, boolean autoCommit) {
     List<Binding> r = retired;
     retired = null;
     if (r != null) {
-      for (Object b : r.toArray()) ((Binding) b).release(false);
+      for (Object o : r.toArray()) {
+        Binding b = (Binding) o;
+        Connection c = b.connection();
+        if (c != null) detachAll(statements, c);
+        b.release(false);
+      }
     }
     Binding b = current;
     Connection c = b == null ? null : b.connection();
     if (c == null) return;
+    detachAll(statements, c);
     boolean dead = false;
     if (!autoCommit) {
       try {
@@ -268,6 +283,10 @@ final class ReadBindings {
       }
     }
     b.release(dead);
+  }
+
+  private static void detachAll(List<LogicalStatement> statements, Connection c) {
+    for (int i = statements.size() - 1; i >= 0; i--) statements.get(i).detach(c);
   }
 
   /** Abort: every socket cut now, every binding evicted. */

@@ -4,8 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +24,7 @@ final class ReplicaEndpoint {
    * Lent connections, so a black-holed replica's in-flight reads can be cut loose
    * (docs/routing-contract.md, rule 9).
    */
-  private final Set<Connection> lent = ConcurrentHashMap.newKeySet();
+  private final LentSessions lent;
 
   /**
    * @param pool created with no idle minimum: it fills only once the watcher saw a standby, so a
@@ -44,6 +42,7 @@ final class ReplicaEndpoint {
     this.watcher = watcher;
     this.pool = pool;
     this.size = size;
+    this.lent = new LentSessions(size);
     watcher.onRoleChange(() -> {
       emptyPool();
       if (onPromoted != null) onPromoted.run();
@@ -72,14 +71,33 @@ final class ReplicaEndpoint {
    */
   Connection borrow() throws SQLException {
     Connection c = pool.getConnection();
-    if (RoleSignal.reportsPrimary(c)) {
+    boolean reported = RoleSignal.reportsPrimary(c);
+    // Also when another session reported the promotion since this replica was picked.
+    if (reported || watcher.state() == LagWatcher.State.NOT_IN_RECOVERY) {
       Pools.release(pool, c, true);
-      watcher.noticePromoted();
+      if (reported) promoted();
       return null;
     }
     inUse.incrementAndGet();
     lent.add(c);
     return c;
+  }
+
+  /**
+   * An answer came back on a lent session. PostgreSQL tells a session of a promotion only with the
+   * answer to its next command (ReportChangedGUCOptions runs just before ReadyForQuery; an idle
+   * session hears nothing): the first such answer on any session of this pool stops every later
+   * borrow at once, instead of when that read ends. Hot path: one look-up in pgjdbc's map of
+   * reported parameters, no round trip.
+   */
+  void answered(Connection c) {
+    if (RoleSignal.reportsPrimary(c)) promoted();
+  }
+
+  /** A session of this server reported it a primary: this pool and those of other routers. */
+  private void promoted() {
+    watcher.noticePromoted();
+    ReplicasByHost.promoted(name);
   }
 
   /**
@@ -90,7 +108,7 @@ final class ReplicaEndpoint {
    */
   void abortLent() {
     int n = 0;
-    for (Connection c : lent) {
+    for (Connection c : lent.snapshot()) {
       try {
         c.abort(Runnable::run);
         n++;
@@ -107,8 +125,8 @@ final class ReplicaEndpoint {
     inUse.decrementAndGet();
     lent.remove(c);
     // The server reports a promotion with the first answer after it: notice it now.
-    boolean promoted = !dead && RoleSignal.reportsPrimary(c);
-    Pools.release(pool, c, dead || promoted);
-    if (promoted) watcher.noticePromoted();
+    boolean primary = !dead && RoleSignal.reportsPrimary(c);
+    Pools.release(pool, c, dead || primary);
+    if (primary) promoted();
   }
 }

@@ -9,7 +9,9 @@ import org.postgresql.PGConnection;
 /**
  * What a session's server says about its role without a round trip: PostgreSQL 14+ reports
  * {@code in_hot_standby} as a parameter status at login and again with the first answer after a
- * standby is promoted; pgjdbc keeps the last value it received.
+ * standby is promoted; pgjdbc keeps the last value it received. Never in between: the server
+ * reports changed settings only just before ReadyForQuery, so an idle session of a promoted
+ * standby hears nothing until its next command (see PromotionNoticeIT).
  */
 final class RoleSignal {
   private static final String IN_HOT_STANDBY = "in_hot_standby";
@@ -32,7 +34,8 @@ final class RoleSignal {
   /** True when the server last said it is not a hot standby; false when it is or said nothing. */
   static boolean reportsPrimary(Connection c) {
     try {
-      PGConnection pg = c.unwrap(PGConnection.class);
+      // Hot path (after every answer on a replica session): pgjdbc's own connection skips unwrap.
+      PGConnection pg = c instanceof PGConnection p ? p : c.unwrap(PGConnection.class);
       return "off".equals(pg.getParameterStatus(IN_HOT_STANDBY));
     } catch (SQLException | RuntimeException e) {
       return false; // closed or not pgjdbc: the watcher's probe decides

@@ -74,9 +74,7 @@ final class Router implements AutoCloseable, RouterMXBean {
         : PrimarySource.direct(primaryConnector);
 
     this.fallback = Pools.create(app + "-fallback-" + id,
-        credentials.track(Route.FALLBACK, PgConnector.primaryAmong(config.primaryHostUrls(),
-            ClientTimeouts.apply(config, Route.FALLBACK, config.physicalProperties(Route.FALLBACK)),
-            app + " fallback")),
+        connector(Route.FALLBACK, config.primaryUrl(), app + " fallback"),
         config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
     this.fallbackBudget = FallbackBudget.join(config);
 
@@ -87,9 +85,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       HostSpec h = hosts.get(i);
       String name = h.toString();
       String url = config.replicaUrl(h);
-      PgConnector pooled = credentials.track(Route.REPLICA, new PgConnector(url,
-          ClientTimeouts.apply(config, Route.REPLICA, config.physicalProperties(Route.REPLICA)),
-          app + " replica " + name, true));
+      PgConnector pooled = connector(Route.REPLICA, url, app + " replica " + name);
       PgConnector watching = connector(Route.WATCHER, url, app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
           config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
@@ -103,6 +99,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize(),
           this::primaryFound);
       watcher.onTimeout(replicas[i]::abortLent);
+      ReplicasByHost.add(replicas[i]);
     }
     if (walSampler != null) walSampler.start();
     for (ReplicaEndpoint r : replicas) r.watcher.start();
@@ -141,12 +138,18 @@ final class Router implements AutoCloseable, RouterMXBean {
   }
 
   /**
-   * A connector for {@code route}: its session settings, its client-side bounds, and credentials
-   * that follow rotation.
+   * A connector for {@code route}: its session settings, its client-side bounds, credentials that
+   * follow rotation, and the server role the route accepts. A replica pool's connector refuses a
+   * server that reports itself a primary; the fallback's ignores {@code url} and finds the primary
+   * among the listed primary hosts (its read-only sessions defeat targetServerType=primary); the
+   * other routes take what {@code url} reaches.
    */
   private PgConnector connector(Route route, String url, String label) {
     Properties p = ClientTimeouts.apply(config, route, config.physicalProperties(route));
-    return credentials.track(route, new PgConnector(url, p, label));
+    PgConnector c = route == Route.FALLBACK
+        ? PgConnector.primaryAmong(config.primaryHostUrls(), p, label)
+        : new PgConnector(url, p, label, route == Route.REPLICA);
+    return credentials.track(route, c);
   }
 
   private ObjectName register(String app) {
@@ -299,6 +302,7 @@ final class Router implements AutoCloseable, RouterMXBean {
     // Nothing in use must close in well under a second, even with a server down or frozen: no
     // wait for connects in flight, threads stopped all at once (a stuck probe is aborted).
     credentials.closing();
+    for (ReplicaEndpoint r : replicas) ReplicasByHost.remove(r);
     if (heartbeatWriter != null) heartbeatWriter.stop();
     for (ReplicaEndpoint r : replicas) r.watcher.stop();
     if (walSampler != null) walSampler.stop();

@@ -64,6 +64,8 @@ final class SessionState {
         c.setSchema(schema);
         break;
       case NETWORK_TIMEOUT:
+        // 0 ("none", which HikariCP sets back) keeps the route's own bound: nothing to change
+        if (networkTimeout <= 0 && (b.applied & NETWORK_TIMEOUT) == 0) return;
         if ((b.applied & NETWORK_TIMEOUT) == 0) b.networkTimeoutBefore = c.getNetworkTimeout();
         c.setNetworkTimeout(networkTimeoutExecutor,
             effectiveNetworkTimeout(networkTimeout, b.networkTimeoutBefore));

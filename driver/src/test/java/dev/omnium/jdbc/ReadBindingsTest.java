@@ -14,7 +14,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,11 +39,8 @@ class ReadBindingsTest {
 
   @BeforeAll
   static void router() throws SQLException {
-    Properties p = new Properties();
-    p.setProperty("user", "unit");
-    // nothing listens there: the fallback pool stays empty, no test borrows from it
-    router = new Router(OmniumConfig.of("jdbc:omnium:postgresql://127.0.0.1:9/db"
-        + "?applicationName=unit-read-bindings&fallbackPoolSize=1", p), false);
+    // the fallback pool stays empty, no test borrows from it
+    router = StubSessions.router("unit-read-bindings");
     logical = new OmniumConnection(router, router.primary(), router.defaultMaxAgeNanos, false);
   }
 
@@ -199,6 +195,21 @@ class ReadBindingsTest {
     assertSame(s, same);
     reads.leave(statements, false);
     assertEquals(1, s.sql.size(), "nothing changed this time: no reset");
+  }
+
+  @Test
+  void aSessionWhereRawSqlMayHaveChangedAnUnreportedSettingIsResetToo() throws Exception {
+    Connection c = bindReplica();
+    Session s = StubSessions.of(replicaPool.opened, c);
+    reads.current().settingsSql = true; // a SET search_path the server (15) does not report
+    reads.leave(statements, false);
+    assertEquals(List.of("RESET ALL"), s.sql);
+
+    Connection again = bindReplica();
+    assertSame(s, StubSessions.of(replicaPool.opened, again));
+    assertFalse(reads.current().settingsSql, "a new borrower starts clean");
+    reads.leave(statements, false);
+    assertEquals(1, s.sql.size(), "nothing ran this time: no reset, no round trip");
   }
 
   @Test

@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariDataSource;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
 
 /** A session reporting a promotion: the replica stops being fresh at once, the pool told once. */
 class RoleChangeTest {
@@ -34,6 +38,70 @@ class RoleChangeTest {
     w.noticePromoted(); // every session of the promoted server says so: one change, one callback
     assertEquals(1, promoted.get());
     assertEquals(0, standby.get());
+  }
+
+  /** A pgjdbc session as far as RoleSignal looks at it: what the server last reported. */
+  private static Connection reporting(String inHotStandby) {
+    PGConnection pg = (PGConnection) Proxy.newProxyInstance(RoleChangeTest.class.getClassLoader(),
+        new Class<?>[] {PGConnection.class}, (proxy, method, args) ->
+            "getParameterStatus".equals(method.getName()) && "in_hot_standby".equals(args[0])
+                ? inHotStandby : null);
+    return (Connection) Proxy.newProxyInstance(RoleChangeTest.class.getClassLoader(),
+        new Class<?>[] {Connection.class}, (proxy, method, args) ->
+            "unwrap".equals(method.getName()) ? pg : null);
+  }
+
+  @Test
+  void theFirstAnswerThatReportsThePromotionStopsThePoolAtOnce() {
+    LagWatcher w = watcher();
+    AtomicInteger told = new AtomicInteger();
+    try (HikariDataSource pool = new HikariDataSource()) {
+      ReplicaEndpoint e = new ReplicaEndpoint("r1", w, pool, 8, told::incrementAndGet);
+      long now = System.nanoTime();
+      w.record(now, 0);
+      e.answered(reporting("on"));
+      e.answered(reporting(null)); // a server before 14 reports nothing: the probe decides
+      assertTrue(w.isFresh(now, Duration.ofSeconds(5).toNanos()));
+      assertEquals(0, told.get());
+
+      e.answered(reporting("off"));
+      assertFalse(w.isFresh(System.nanoTime(), Duration.ofSeconds(5).toNanos()));
+      assertEquals(LagWatcher.State.NOT_IN_RECOVERY, w.state());
+      e.answered(reporting("off")); // the other reads under way say so too: told once
+      assertEquals(1, told.get());
+    }
+  }
+
+  @Test
+  void everyRouterOfTheProcessStopsItsPoolOnThatServerButNoOther() {
+    LagWatcher mine = watcher();
+    LagWatcher otherRouter = watcher();
+    LagWatcher otherServer = watcher();
+    LagWatcher closedRouter = watcher();
+    try (HikariDataSource p1 = new HikariDataSource(); HikariDataSource p2 = new HikariDataSource();
+         HikariDataSource p3 = new HikariDataSource();
+         HikariDataSource p4 = new HikariDataSource()) {
+      ReplicaEndpoint a = new ReplicaEndpoint("10.0.0.1:5432", mine, p1, 8);
+      ReplicaEndpoint b = new ReplicaEndpoint("10.0.0.1:5432", otherRouter, p2, 8);
+      ReplicaEndpoint c = new ReplicaEndpoint("10.0.0.2:5432", otherServer, p3, 8);
+      ReplicaEndpoint d = new ReplicaEndpoint("10.0.0.1:5432", closedRouter, p4, 8);
+      for (ReplicaEndpoint e : new ReplicaEndpoint[] {a, b, c, d}) ReplicasByHost.add(e);
+      ReplicasByHost.remove(d);
+      try {
+        long now = System.nanoTime();
+        for (LagWatcher w : new LagWatcher[] {mine, otherRouter, otherServer, closedRouter}) {
+          w.record(now, 0);
+        }
+        a.answered(reporting("off"));
+        assertEquals(LagWatcher.State.NOT_IN_RECOVERY, mine.state());
+        assertEquals(LagWatcher.State.NOT_IN_RECOVERY, otherRouter.state());
+        assertTrue(otherServer.isFresh(now, Duration.ofSeconds(5).toNanos()));
+        assertTrue(closedRouter.isFresh(now, Duration.ofSeconds(5).toNanos()),
+            "a closed router's endpoint is no longer told");
+      } finally {
+        for (ReplicaEndpoint e : new ReplicaEndpoint[] {a, b, c}) ReplicasByHost.remove(e);
+      }
+    }
   }
 
   @Test

@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +30,14 @@ import org.postgresql.PGConnection;
  */
 final class StubSessions {
   private StubSessions() { }
+
+  /** A router whose own pools reach nothing (nothing listens there): tests lend stubs instead. */
+  static Router router(String applicationName) throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", "unit");
+    return new Router(OmniumConfig.of("jdbc:omnium:postgresql://127.0.0.1:9/db"
+        + "?applicationName=" + applicationName + "&fallbackPoolSize=1", p), false);
+  }
 
   /** One stub session's recorded life. */
   static final class Session {

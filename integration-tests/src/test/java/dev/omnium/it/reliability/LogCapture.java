@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  * passed on to the original streams. Installed once per JVM, on first use; suites take a
  * {@link #mark()} and look at the lines written since.
  */
-final class LogCapture {
+public final class LogCapture {
   private static final List<String> LINES = new ArrayList<>();
   private static volatile boolean installed;
 
@@ -94,7 +94,7 @@ final class LogCapture {
   }
 
   /** The position of the next captured line. */
-  static int mark() {
+  public static int mark() {
     install();
     synchronized (LINES) {
       return LINES.size();
@@ -102,7 +102,7 @@ final class LogCapture {
   }
 
   /** Every line captured since {@code mark}. */
-  static List<String> since(int mark) {
+  public static List<String> since(int mark) {
     synchronized (LINES) {
       return new ArrayList<>(LINES.subList(Math.min(mark, LINES.size()), LINES.size()));
     }

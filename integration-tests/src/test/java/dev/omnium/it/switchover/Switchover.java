@@ -2,6 +2,7 @@ package dev.omnium.it.switchover;
 
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.Poll;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -147,8 +148,14 @@ final class Switchover {
     f.put("readsFailedAtCommitAfterPromotion", reads.stream().filter(o -> !o.ok()
         && o.error().startsWith(Workload.AT_COMMIT) && o.begin() > promotedAt).count());
     f.put("readFailureStates", states(reads));
-    f.put("readsOnPrimaryViaReplicaPool", reads.stream().filter(o -> o.ok() && !o.inRecovery()
-        && o.applicationName() != null && o.applicationName().endsWith(":replica")).count());
+    List<Workload.Op> viaReplicaPool = onPrimaryViaReplicaPool(reads);
+    f.put("readsOnPrimaryViaReplicaPool", (long) viaReplicaPool.size());
+    f.put("readsOnPrimaryViaReplicaPoolAfterFirstAnswer", startedAfterFirstAnswer(viaReplicaPool));
+    // Started while the promotion was under way (promote called, not yet seen to be done).
+    f.put("readsOnPrimaryViaReplicaPoolStartedBeforePromoted", viaReplicaPool.stream()
+        .filter(o -> o.begin() - promotedAt < 0).count());
+    f.put("readsOnPrimaryViaReplicaPoolMaxMs", TimeUnit.NANOSECONDS.toMillis(viaReplicaPool
+        .stream().mapToLong(o -> o.answered() - o.begin()).max().orElse(0)));
     f.put("readsBackOnStandbyMs", firstAfterMs(reads, freshAt, o -> o.ok() && o.inRecovery()
         && o.port() == oldPrimary.port()));
     long lastSecond = endedAt - TimeUnit.SECONDS.toNanos(1);
@@ -162,6 +169,25 @@ final class Switchover {
     f.put("promotionMs", TimeUnit.NANOSECONDS.toMillis(promotedAt - switchedAt));
     f.put("writesBackAfterPromotionMs", firstAfterMs(writes, promotedAt, Workload.Op::ok));
     return f;
+  }
+
+  /**
+   * Reads that ran on a primary (the server said {@code pg_is_in_recovery() = false}) in a
+   * session of a replica pool (its {@code application_name} ends in {@code :replica}).
+   */
+  static List<Workload.Op> onPrimaryViaReplicaPool(List<Workload.Op> reads) {
+    return reads.stream().filter(o -> !o.write() && o.answered() != 0 && !o.inRecovery()
+        && o.applicationName() != null && o.applicationName().endsWith(":replica")).toList();
+  }
+
+  /**
+   * Of those, how many started after the first of them had its answer: the answer carries the
+   * promotion (in_hot_standby=off), so from then on no read may be lent a session of that pool.
+   */
+  static long startedAfterFirstAnswer(List<Workload.Op> viaReplicaPool) {
+    long first = viaReplicaPool.stream().mapToLong(Workload.Op::answered).min()
+        .orElse(Long.MAX_VALUE);
+    return viaReplicaPool.stream().filter(o -> o.begin() - first > 0).count();
   }
 
   /** The first failure message per SQLState. */

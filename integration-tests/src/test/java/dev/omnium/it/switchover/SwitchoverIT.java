@@ -5,17 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.omnium.it.reliability.LogCapture;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Sessions;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -24,7 +24,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import javax.management.JMX;
@@ -62,13 +61,9 @@ class SwitchoverIT {
   static PgCluster cluster;
   static PgNode a;
   static PgNode b;
-  static final List<String> log = new ArrayList<>();
-  static PrintStream originalErr;
 
   @BeforeAll
   static void up() throws Exception {
-    originalErr = System.err;
-    System.setErr(new PrintStream(new Tee(originalErr), true, StandardCharsets.UTF_8));
     cluster = PgCluster.builder().replicas(1).start();
     a = cluster.primary();
     b = cluster.replica(0);
@@ -85,7 +80,6 @@ class SwitchoverIT {
   static void down() {
     OmniumDriver.shutdown();
     if (cluster != null) cluster.close();
-    if (originalErr != null) System.setErr(originalErr);
   }
 
   static String url(String app) {
@@ -129,7 +123,7 @@ class SwitchoverIT {
       throws Exception {
     String driverApp = name + "drv";
     String dsApp = name + "ds";
-    int mark = mark();
+    int mark = LogCapture.mark();
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(driverApp + "-app");
     hc.setJdbcUrl(url(driverApp));
@@ -183,10 +177,13 @@ class SwitchoverIT {
         assertEquals(0L, f.get("writes25006"), w.name() + ": 25006 on writes: " + failures);
         assertEquals(0L, f.get("writesOnStandby"), w.name() + ": a write ran on a standby");
         long onPrimary = (Long) f.get("readsOnPrimaryViaReplicaPool");
-        // At most the reads already under way on the standby's sessions when it was promoted:
-        // the first answer after the promotion says so (in_hot_standby) and the pool is emptied.
+        // At most the reads lent a session of the standby's pool before the first answer after
+        // the promotion (it carries in_hot_standby=off): none started after that answer.
         assertTrue(onPrimary <= READERS, w.name() + ": " + onPrimary
             + " reads ran on the promoted node through its replica pool");
+        assertEquals(0L, f.get("readsOnPrimaryViaReplicaPoolAfterFirstAnswer"), w.name()
+            + ": a read started after the promotion was answered and still ran on the new"
+            + " primary through its replica pool");
         Integer fallback = s.maxFallbackSessions.get(w.name());
         assertTrue(fallback != null && fallback <= FALLBACK, w.name() + ": " + fallback
             + " fallback sessions on the new primary (fallbackPoolSize=" + FALLBACK + ")");
@@ -199,7 +196,8 @@ class SwitchoverIT {
           + driverApp + ":replica', '" + dsApp + ":replica')";
       try {
         Poll.until(Duration.ofSeconds(20), "no replica session on the new primary", () ->
-            "0".equals(one(to, "SELECT count(*) " + replicaSessions)));
+            Sessions.count(cluster, to, driverApp + ":replica")
+                + Sessions.count(cluster, to, dsApp + ":replica") == 0);
       } catch (AssertionError e) {
         throw new AssertionError(e.getMessage() + ": " + one(to, "SELECT string_agg(concat_ws(' ',"
             + " application_name, state, backend_start, state_change, query), '; ') "
@@ -209,7 +207,8 @@ class SwitchoverIT {
           Double.parseDouble(one(to, "SELECT extract(epoch FROM now() - beat_at)"
               + " FROM replica_heartbeat WHERE id = 1")) < 2 * INTERVAL_MS / 1000.0 + 1);
       // One INFO line per router for the role change, none at ERROR for an expected role.
-      List<String> lines = since(mark);
+      List<String> lines = LogCapture.since(mark).stream().filter(l -> l.contains("omnium"))
+          .toList();
       long promoted = lines.stream().filter(l -> l.contains(" INFO ")
           && l.contains(to.hostPort() + " is the primary now")).count();
       assertEquals(2, promoted, "one INFO line per router for " + to + "'s promotion: " + lines);
@@ -238,49 +237,6 @@ class SwitchoverIT {
           StandardOpenOption.APPEND);
     } catch (IOException e) {
       System.out.println("(figures not written to " + file + ": " + e + ")");
-    }
-  }
-
-  static int mark() {
-    synchronized (log) {
-      return log.size();
-    }
-  }
-
-  static List<String> since(int mark) {
-    synchronized (log) {
-      return new ArrayList<>(log.subList(mark, log.size()));
-    }
-  }
-
-  /** Keeps omnium's log lines (slf4j-simple writes to System.err) and passes everything on. */
-  static final class Tee extends OutputStream {
-    private final PrintStream out;
-    private final StringBuilder line = new StringBuilder();
-
-    Tee(PrintStream out) {
-      this.out = out;
-    }
-
-    @Override
-    public synchronized void write(int c) {
-      out.write(c);
-      if (c == '\n') {
-        String l = line.toString();
-        line.setLength(0);
-        if (l.contains("omnium")) {
-          synchronized (log) {
-            log.add(l);
-          }
-        }
-      } else {
-        line.append((char) c);
-      }
-    }
-
-    @Override
-    public void flush() {
-      out.flush();
     }
   }
 }

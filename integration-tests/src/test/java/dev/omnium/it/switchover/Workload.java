@@ -25,10 +25,12 @@ final class Workload {
    * One unit of work as the application saw it.
    *
    * @param waitNanos time spent borrowing the connection from the application's source
+   * @param answered when the statement's answer reached the application (0 when it failed)
    * @param error SQLState and message, null when it succeeded
    */
-  record Op(boolean write, long begin, long end, long waitNanos, boolean inRecovery, int port,
-            String applicationName, String sqlState, String error) {
+  record Op(boolean write, long begin, long end, long waitNanos, long answered,
+            boolean inRecovery, int port, String applicationName, String sqlState,
+            String error) {
     boolean ok() {
       return error == null;
     }
@@ -106,12 +108,13 @@ final class Workload {
           try (PreparedStatement ps = c.prepareStatement(WRITE_SQL)) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
+              long answered = System.nanoTime();
               rs.next();
               boolean rec = rs.getBoolean(1);
               int port = rs.getInt(2);
               c.commit();
-              add(new Op(true, begin, System.nanoTime(), borrowed - begin, rec, port, null, null,
-                  null));
+              add(new Op(true, begin, System.nanoTime(), borrowed - begin, answered, rec, port,
+                  null, null, null));
             }
           } catch (SQLException e) {
             rollbackQuietly(c);
@@ -123,6 +126,7 @@ final class Workload {
           c.setAutoCommit(false);
           try (PreparedStatement ps = c.prepareStatement(READ_SQL);
                ResultSet rs = ps.executeQuery()) {
+            long answered = System.nanoTime();
             rs.next();
             boolean rec = rs.getBoolean(1);
             int port = rs.getInt(2);
@@ -131,12 +135,12 @@ final class Workload {
               c.commit();
             } catch (SQLException e) {
               // The result already reached the application: its session died before the commit.
-              add(new Op(false, begin, System.nanoTime(), borrowed - begin, rec, port, app,
-                  e.getSQLState(), AT_COMMIT + e.getSQLState() + " " + e.getMessage()));
+              add(new Op(false, begin, System.nanoTime(), borrowed - begin, answered, rec, port,
+                  app, e.getSQLState(), AT_COMMIT + e.getSQLState() + " " + e.getMessage()));
               continue;
             }
-            add(new Op(false, begin, System.nanoTime(), borrowed - begin, rec, port, app, null,
-                null));
+            add(new Op(false, begin, System.nanoTime(), borrowed - begin, answered, rec, port,
+                app, null, null));
           } catch (SQLException e) {
             rollbackQuietly(c);
             throw e;
@@ -147,10 +151,10 @@ final class Workload {
           System.out.println("read failure in " + name + ":");
           e.printStackTrace(System.out);
         }
-        add(new Op(write, begin, System.nanoTime(), borrowed - begin, false, 0, null,
+        add(new Op(write, begin, System.nanoTime(), borrowed - begin, 0, false, 0, null,
             e.getSQLState(), e.getSQLState() + " " + e.getMessage()));
       } catch (RuntimeException e) {
-        add(new Op(write, begin, System.nanoTime(), borrowed - begin, false, 0, null, "JAVA",
+        add(new Op(write, begin, System.nanoTime(), borrowed - begin, 0, false, 0, null, "JAVA",
             e.toString()));
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pauseMillis));

@@ -1,0 +1,100 @@
+package dev.omnium.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.omnium.jdbc.StubSessions.Session;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
+
+/**
+ * How long a logical connection's statements live, as pgjdbc's: they check only their own state,
+ * survive a lost primary session and a later close() (a pool's eviction, on its own thread), and
+ * fail 08003 at execute. A stub primary session stands in for the server.
+ */
+class StatementLifetimeTest {
+  static Router router;
+
+  @BeforeAll
+  static void router() throws SQLException {
+    router = StubSessions.router("unit-statement-lifetime");
+  }
+
+  @AfterAll
+  static void down() {
+    router.close();
+  }
+
+  static OmniumConnection on(Session primary) {
+    PrimarySource source = new PrimarySource() {
+      @Override Connection open() { return primary.connection; }
+      @Override void release(Connection c, boolean dead) { primary.closes.incrementAndGet(); }
+      @Override public void close() { }
+    };
+    return new OmniumConnection(router, source, router.defaultMaxAgeNanos, false);
+  }
+
+  @Test
+  void statementsOutliveALostSessionAndTheEvictionThatClosesTheConnection() throws Exception {
+    Session primary = StubSessions.session();
+    OmniumConnection c = on(primary);
+    Statement st = c.createStatement();
+    st.executeUpdate("INSERT INTO t VALUES (1)"); // binds the primary session
+    PreparedStatement ps = c.prepareStatement("INSERT INTO t VALUES (?)");
+    ps.setInt(1, 1);
+    // the server ended the session (pg_terminate_backend): what the failing call reports
+    c.checkPrimary(new SQLException("terminating connection due to administrator command",
+        "57P01"));
+    assertTrue(c.isClosed());
+    c.close(); // e.g. HikariCP's eviction, on its own thread
+    assertFalse(ps.isClosed(), "pgjdbc keeps them open");
+    assertFalse(st.isClosed());
+    ps.setInt(1, 2);
+    ps.setFetchSize(5);
+    assertEquals(5, ps.getFetchSize());
+    SQLException e = assertThrows(SQLException.class, ps::executeUpdate);
+    assertEquals("08003", e.getSQLState());
+    assertTrue(e instanceof PSQLException, e.getClass().getName());
+  }
+
+  @Test
+  void anOrdinaryCloseClosesThemAndMisuseFailsAsPgjdbc() throws Exception {
+    OmniumConnection c = on(StubSessions.session());
+    Statement st = c.createStatement();
+    SQLException negative = assertThrows(SQLException.class, () -> st.setFetchSize(-1));
+    assertEquals("22023", negative.getSQLState());
+    assertTrue(negative instanceof PSQLException);
+    SQLException abort = assertThrows(SQLException.class, () -> c.abort(null));
+    assertNull(abort.getSQLState(), "pgjdbc's abort(null) has no SQLState");
+    c.close();
+    assertTrue(st.isClosed(), "closing a logical connection closes its statements");
+    assertEquals(0, st.getFetchSize(), "pgjdbc reads its settings on a closed statement");
+    SQLException closed = assertThrows(SQLException.class, st::getMaxRows);
+    assertEquals("55000", closed.getSQLState());
+    assertTrue(closed instanceof PSQLException);
+  }
+
+  @Test
+  void aStreamedBlobInAutocommitFailsAtTheSetterAsPgjdbc() throws Exception {
+    OmniumConnection c = on(StubSessions.session());
+    PreparedStatement ps = c.prepareStatement("INSERT INTO lob VALUES (?)");
+    SQLException e = assertThrows(SQLException.class,
+        () -> ps.setBlob(1, new ByteArrayInputStream(new byte[] {1}), 1));
+    assertEquals("25P01", e.getSQLState());
+    ps.setBlob(1, (InputStream) null); // pgjdbc: setNull, fine in autocommit
+    c.setAutoCommit(false);
+    ps.setBlob(1, new ByteArrayInputStream(new byte[] {1}), 1); // created at execute
+    c.close();
+  }
+}
