@@ -203,25 +203,6 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
   }
 
   @Override
-  public void clearBatch() throws SQLException {
-    // pgjdbc empties the batch without a state check, also on a closed statement
-    if (batch != null) batch.clear();
-    if (!closed && physical != null) physical.clearBatch();
-  }
-
-  @Override
-  public int[] executeBatch() throws SQLException {
-    run(BATCH, null, UNSET, null, null);
-    return batchResult;
-  }
-
-  @Override
-  public long[] executeLargeBatch() throws SQLException {
-    run(LARGE_BATCH, null, UNSET, null, null);
-    return largeBatchResult;
-  }
-
-  @Override
   public void clearParameters() throws SQLException {
     checkOpen();
     params.clearParameters();

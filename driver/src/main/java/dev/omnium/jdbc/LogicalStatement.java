@@ -211,7 +211,7 @@ class LogicalStatement implements Statement {
     }
   }
 
-  /** After executeBatch, whatever its outcome: the batch is empty. */
+  /** After executeBatch, whatever its outcome, and on clearBatch(): the batch is empty. */
   void batchDone() {
     if (batch != null) batch.clear();
   }
@@ -376,7 +376,7 @@ class LogicalStatement implements Statement {
   @Override
   public void clearBatch() throws SQLException {
     // pgjdbc empties the batch without a state check, also on a closed statement
-    if (batch != null) batch.clear();
+    batchDone();
     if (!closed && physical != null) physical.clearBatch();
   }
 
