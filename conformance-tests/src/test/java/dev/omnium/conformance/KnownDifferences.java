@@ -24,6 +24,13 @@ final class KnownDifferences {
       + " next logical connection starts from the server default, as a new pgjdbc connection"
       + " would";
   private static final String CLOSED = "lifecycle/statement-after-connection-close";
+  private static final String SETTER_CHECKED_AT_EXECUTE = "defect, reported: parameters are"
+      + " recorded and applied to pgjdbc's statement when it executes, so an index above the"
+      + " parameter count, an unknown Types value or a value pgjdbc cannot convert fails at"
+      + " execute (with pgjdbc's own error) instead of at the setter";
+  private static final String ALL_MODES = "driver|datasource|agent";
+  private static final String NOT_SET = "!PSQLException(22023)";
+  private static final String BAD_TYPE = "!PSQLException(07006)";
 
   static final List<Known> ALL = List.of(
       // driver mode under HikariCP: the pgjdbc side keeps raw session state in its pooled session
@@ -38,7 +45,21 @@ final class KnownDifferences {
       new Known("datasource|agent", "lifecycle/result-after-connection-close", List.of("rs.closed"),
           "false", "true", CLOSES_RESOURCES),
       new Known("datasource|agent", "lifecycle/result-after-connection-close", List.of("rs.next"),
-          "true", "!PSQLException(55000)", CLOSES_RESOURCES));
+          "true", "!PSQLException(55000)", CLOSES_RESOURCES),
+      new Known("datasource|agent", "arguments/closed-result-statement", List.of("call"),
+          "!PSQLException(55000)", "true", "defect, reported: getStatement() of a closed result"
+          + " set answers its logical statement without asking pgjdbc's result set (pgjdbc:"
+          + " 55000; under an application HikariCP pool both answer)"),
+      new Known(ALL_MODES, "arguments/prepared-index-too-high", List.of("call"), NOT_SET, "done",
+          SETTER_CHECKED_AT_EXECUTE),
+      new Known(ALL_MODES, "arguments/prepared-set-null-unknown-type", List.of("call"), BAD_TYPE,
+          "done", SETTER_CHECKED_AT_EXECUTE),
+      new Known(ALL_MODES, "arguments/prepared-set-null-unknown-type", List.of("execute"),
+          NOT_SET, BAD_TYPE, SETTER_CHECKED_AT_EXECUTE),
+      new Known(ALL_MODES, "arguments/prepared-set-object-bad-conversion", List.of("call"),
+          BAD_TYPE, "done", SETTER_CHECKED_AT_EXECUTE),
+      new Known(ALL_MODES, "arguments/prepared-set-object-bad-conversion", List.of("execute"),
+          NOT_SET, BAD_TYPE, SETTER_CHECKED_AT_EXECUTE));
 
   private KnownDifferences() { }
 

@@ -19,9 +19,12 @@ import java.sql.Statement;
 import java.sql.Struct;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.PSQLState;
 
 /**
  * The part of a logical connection that needs no routing decision: statement factories, the JDBC
@@ -201,6 +204,12 @@ abstract class LogicalConnectionBase implements Connection {
       throw PgjdbcErrors.activeTransaction("Cannot change transaction isolation level in the"
           + " middle of a transaction.");
     }
+    if (level != TRANSACTION_READ_UNCOMMITTED && level != TRANSACTION_READ_COMMITTED
+        && level != TRANSACTION_REPEATABLE_READ && level != TRANSACTION_SERIALIZABLE) {
+      // pgjdbc refuses at the call; recorded, the level would fail every later statement
+      throw new PSQLException("Transaction isolation level " + level + " not supported.",
+          PSQLState.NOT_IMPLEMENTED);
+    }
     state.isolation = level;
     changed(SessionState.ISOLATION);
   }
@@ -312,6 +321,8 @@ abstract class LogicalConnectionBase implements Connection {
 
   @Override
   public void setClientInfo(String name, String value) throws SQLClientInfoException {
+    SQLClientInfoException closed = closedForClientInfo(List.of(name));
+    if (closed != null) throw closed;
     try {
       if (OmniumConnection.WRITE_TOKEN_CLIENT_INFO.equals(name)) {
         checkOpen();
@@ -330,6 +341,8 @@ abstract class LogicalConnectionBase implements Connection {
 
   @Override
   public void setClientInfo(Properties properties) throws SQLClientInfoException {
+    SQLClientInfoException closed = closedForClientInfo(properties.stringPropertyNames());
+    if (closed != null) throw closed;
     try {
       checkOpen();
       state.putClientInfo(properties);
@@ -338,6 +351,16 @@ abstract class LogicalConnectionBase implements Connection {
       throw e;
     } catch (SQLException e) {
       throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), null, e);
+    }
+  }
+
+  /** pgjdbc's answer to setClientInfo on a closed connection, or null when open. */
+  private SQLClientInfoException closedForClientInfo(Iterable<String> names) {
+    try {
+      checkOpen();
+      return null;
+    } catch (SQLException e) {
+      return PgjdbcErrors.clientInfoOnClosed(names, e);
     }
   }
 

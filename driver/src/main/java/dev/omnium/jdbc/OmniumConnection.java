@@ -438,47 +438,43 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   @Override
   public void rollback(Savepoint savepoint) throws SQLException {
-    Connection c = currentTarget();
-    try {
+    onSavepointSession(c -> {
       c.rollback(savepoint);
-    } catch (SQLException e) {
-      throw savepointFailed(c, e);
-    }
+      return null;
+    });
   }
 
   @Override
   public Savepoint setSavepoint() throws SQLException {
-    Connection c = currentTarget();
-    try {
-      return c.setSavepoint();
-    } catch (SQLException e) {
-      throw savepointFailed(c, e);
-    }
+    return onSavepointSession(Connection::setSavepoint);
   }
 
   @Override
   public Savepoint setSavepoint(String name) throws SQLException {
-    Connection c = currentTarget();
-    try {
-      return c.setSavepoint(name);
-    } catch (SQLException e) {
-      throw savepointFailed(c, e);
-    }
+    return onSavepointSession(c -> c.setSavepoint(name));
   }
 
   @Override
   public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-    Connection c = currentTarget();
-    try {
+    onSavepointSession(c -> {
       c.releaseSavepoint(savepoint);
-    } catch (SQLException e) {
-      throw savepointFailed(c, e);
-    }
+      return null;
+    });
   }
 
-  private SQLException savepointFailed(Connection c, SQLException e) {
-    statementFailed(c, e);
-    return SqlStates.asConnectionLost(e);
+  /** A savepoint call on the session of the current unit of work. */
+  private interface SavepointCall<T> {
+    T on(Connection c) throws SQLException;
+  }
+
+  private <T> T onSavepointSession(SavepointCall<T> call) throws SQLException {
+    Connection c = currentTarget();
+    try {
+      return call.on(c);
+    } catch (SQLException e) {
+      statementFailed(c, e);
+      throw SqlStates.asConnectionLost(e);
+    }
   }
 
   /**
