@@ -3,21 +3,12 @@ package dev.omnium.bench;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Case 3: a read-only autocommit statement through a PreparedStatement that is reused: the
@@ -25,28 +16,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * operation binds a key, executes and reads the row. omnium routes every such statement (and keeps
  * its binding while the replica stays fresh).
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Threads(1)
-public class AutocommitReadBenchmark {
-  @Param({"REPLICA_POOL", "OMNIUM_DRIVER", "OMNIUM_DATASOURCE", "PGJDBC_MULTIHOST", "AWS_WRAPPER_SRW"})
-  public Contender contender;
-
-  Harness harness;
-
-  @Setup(Level.Trial)
-  public void start() throws SQLException {
-    harness = Harness.reads(contender);
-  }
-
-  @TearDown(Level.Trial)
-  public void stop() {
-    harness.close();
-  }
+public class AutocommitReadBenchmark extends ReadBenchmarkBase {
 
   /** One held read-only connection and its reused statement per thread. */
   @State(Scope.Thread)

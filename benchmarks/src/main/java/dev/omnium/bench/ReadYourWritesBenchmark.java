@@ -3,21 +3,11 @@ package dev.omnium.bench;
 import dev.omnium.jdbc.OmniumDataSource;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Read-your-writes: what {@code readYourWrites=thread} costs against {@code off}, with
@@ -27,14 +17,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * replayed the write: the iteration waits for that); a read by a thread with no remembered write
  * pays nothing.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Threads(1)
-public class ReadYourWritesBenchmark {
+public class ReadYourWritesBenchmark extends SuiteSettings {
   @Param({"off", "thread"})
   public String readYourWrites;
 

@@ -1,5 +1,6 @@
 package dev.omnium.bench;
 
+import dev.omnium.sandbox.testkit.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,20 +66,20 @@ public final class Report {
       Map<String, Object> params = (Map<String, Object>) m.get("params");
       if (params != null && !params.isEmpty()) r.param = String.valueOf(params.values().iterator().next());
       r.mode = (String) m.get("mode");
-      r.threads = (int) Json.num(m.get("threads"));
+      r.threads = (int) jmhNumber(m.get("threads"));
       Map<String, Object> pm = (Map<String, Object>) m.get("primaryMetric");
-      r.score = Json.num(pm.get("score"));
-      r.error = Json.num(pm.get("scoreError"));
+      r.score = jmhNumber(pm.get("score"));
+      r.error = jmhNumber(pm.get("scoreError"));
       r.unit = (String) pm.get("scoreUnit");
       Map<String, Object> sec = (Map<String, Object>) m.get("secondaryMetrics");
       if (sec != null && sec.get("gc.alloc.rate.norm") != null) {
         Map<String, Object> a = (Map<String, Object>) sec.get("gc.alloc.rate.norm");
-        r.alloc = Json.num(a.get("score"));
-        r.allocError = Json.num(a.get("scoreError"));
+        r.alloc = jmhNumber(a.get("score"));
+        r.allocError = jmhNumber(a.get("scoreError"));
       }
       if (sec != null && sec.get("clientCpuNanos") != null && sec.get("clientOps") != null) {
-        double nanos = Json.num(((Map<String, Object>) sec.get("clientCpuNanos")).get("score"));
-        double ops = Json.num(((Map<String, Object>) sec.get("clientOps")).get("score"));
+        double nanos = jmhNumber(((Map<String, Object>) sec.get("clientCpuNanos")).get("score"));
+        double ops = jmhNumber(((Map<String, Object>) sec.get("clientOps")).get("score"));
         if (ops > 0) r.cpu = nanos / ops / 1000.0;
       }
       out.add(r);
@@ -610,6 +611,19 @@ public final class Report {
 
   private static String err(double e) {
     return Double.isFinite(e) ? num(e) : "n/a";
+  }
+
+  /** A number that JMH may have written as a string ("NaN") or a JSON number. */
+  private static double jmhNumber(Object o) {
+    if (o instanceof Number) return ((Number) o).doubleValue();
+    if (o instanceof String) {
+      try {
+        return Double.parseDouble((String) o);
+      } catch (NumberFormatException e) {
+        return Double.NaN;
+      }
+    }
+    return Double.NaN;
   }
 
   static String num(double v) {

@@ -4,18 +4,10 @@ import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Case 7: case 1 while the replica's replay is paused (its lag grows past maxAge), so omnium sends
@@ -24,24 +16,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * for reads, which can cost throughput when more threads than that want to read at once and the
  * primary has cores to spare: that cap is the point (a stale replica never floods the primary).
  */
-@State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class StaleReplicaBenchmark {
+public class StaleReplicaBenchmark extends HarnessBenchmark {
   @Param({"PRIMARY_POOL", "OMNIUM_DRIVER", "OMNIUM_DATASOURCE"})
   public Contender contender;
 
-  private Harness harness;
-
-  @Setup(Level.Trial)
-  public void start() throws SQLException {
-    harness = Harness.stale(contender);
-  }
-
-  @TearDown(Level.Trial)
-  public void stop() {
-    harness.close();
+  @Override
+  Harness open() throws SQLException {
+    return Harness.stale(contender);
   }
 
   @Benchmark

@@ -117,57 +117,49 @@ public final class Workloads {
    * let background pool filling finish.
    */
   public static void warm(DataSource ds, int n, int rounds) throws SQLException {
-    for (int round = 0; round < rounds; round++) {
-      List<Connection> held = new ArrayList<>();
-      try {
-        for (int i = 0; i < n; i++) {
-          Connection c = ds.getConnection();
-          held.add(c);
-          c.setReadOnly(true);
-          c.setAutoCommit(false);
-          try (PreparedStatement ps = c.prepareStatement(BenchCluster.READ_SQL)) {
-            ps.setInt(1, 1 + i);
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-            }
-          }
-        }
-      } finally {
-        for (Connection c : held) {
-          try {
-            c.commit();
-            c.setAutoCommit(true);
-            c.setReadOnly(false);
-          } finally {
-            c.close();
-          }
-        }
-      }
-    }
+    for (int round = 0; round < rounds; round++) holdAtOnce(ds, n, true);
   }
 
   /** Warms the write path the same way: {@code n} connections in a write transaction at once, {@link #WARM_ROUNDS} times. */
   public static void warmWrites(DataSource ds, int n) throws SQLException {
-    for (int round = 0; round < WARM_ROUNDS; round++) warmWritesOnce(ds, n);
+    for (int round = 0; round < WARM_ROUNDS; round++) holdAtOnce(ds, n, false);
   }
 
-  private static void warmWritesOnce(DataSource ds, int n) throws SQLException {
+  /**
+   * {@code n} connections in a transaction at once, each after one statement: a read-only one
+   * reads row {@code 1 + i} and commits; a write inserts and rolls back. Then each is reset and
+   * returned.
+   */
+  private static void holdAtOnce(DataSource ds, int n, boolean readOnly) throws SQLException {
     List<Connection> held = new ArrayList<>();
     try {
       for (int i = 0; i < n; i++) {
         Connection c = ds.getConnection();
         held.add(c);
+        if (readOnly) c.setReadOnly(true);
         c.setAutoCommit(false);
-        try (PreparedStatement ps = c.prepareStatement(BenchCluster.WRITE_SQL)) {
-          ps.setInt(1, -1);
-          ps.executeUpdate();
+        String sql = readOnly ? BenchCluster.READ_SQL : BenchCluster.WRITE_SQL;
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+          ps.setInt(1, readOnly ? 1 + i : -1);
+          if (readOnly) {
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+            }
+          } else {
+            ps.executeUpdate();
+          }
         }
       }
     } finally {
       for (Connection c : held) {
         try {
-          c.rollback();
+          if (readOnly) {
+            c.commit();
+          } else {
+            c.rollback();
+          }
           c.setAutoCommit(true);
+          if (readOnly) c.setReadOnly(false);
         } finally {
           c.close();
         }

@@ -2,22 +2,17 @@ package dev.omnium.jdbc;
 
 import dev.omnium.bench.BenchCluster;
 import dev.omnium.bench.Contender;
+import dev.omnium.bench.SuiteSettings;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -36,14 +31,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * Run with {@code -prof gc}: {@code gc.alloc.rate.norm} is the bytes allocated per decision.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Threads(1)
-public class RoutingDecisionBenchmark {
+public class RoutingDecisionBenchmark extends SuiteSettings {
   public enum Decision { NANO_TIME, IS_FRESH, PICK_1_REPLICA, PICK_2_REPLICAS }
 
   @Param({"NANO_TIME", "IS_FRESH", "PICK_1_REPLICA", "PICK_2_REPLICAS"})

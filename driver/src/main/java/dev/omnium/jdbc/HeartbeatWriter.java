@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,28 +23,20 @@ import org.slf4j.LoggerFactory;
  * than one interval), so the server ends a stopped holder's session and frees the lock; the
  * server's TCP keepalives and {@code tcp_user_timeout} do the same for a host that vanished.
  */
-final class HeartbeatWriter implements Runnable, AutoCloseable {
+final class HeartbeatWriter extends IntervalSession {
   private static final Logger log = LoggerFactory.getLogger(HeartbeatWriter.class);
 
-  private final PgConnector connector;
   private final String table;
   private final long lockKey;
-  private final long intervalNanos;
   private final long leaseMillis;
-  private final Thread thread;
-  private volatile boolean closed;
   private volatile boolean leader;
-  private volatile Connection connection;
   private String lastProblem;
 
   HeartbeatWriter(PgConnector connector, String table, Duration interval, String threadName) {
-    this.connector = connector;
+    super(connector, interval, threadName, 200);
     this.table = table;
     this.lockKey = lockKey(table);
-    this.intervalNanos = interval.toNanos();
     this.leaseMillis = leaseMillis(interval);
-    this.thread = new Thread(this, threadName);
-    this.thread.setDaemon(true);
   }
 
   /**
@@ -70,44 +61,21 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
     return Math.max(2_000, 4 * interval.toMillis());
   }
 
-  void start() {
-    thread.start();
-  }
-
   boolean isLeader() {
     return leader;
   }
 
-  @Override
-  public void run() {
-    long next = System.nanoTime();
-    while (!closed) {
-      beat();
-      next += intervalNanos;
-      long now = System.nanoTime();
-      if (next < now) next = now;
-      while (!closed && (now = System.nanoTime()) < next) {
-        LockSupport.parkNanos(this, next - now);
-      }
-    }
-    dropConnection();
-  }
-
   /** One attempt: take the lock if free, then write the beat while holding it. */
-  void beat() {
+  @Override
+  void round() {
     try {
-      Connection c = connection;
-      if (c == null) {
-        c = connector.connect();
-        connection = c;
-        limitSession(c);
-      }
+      Connection c = session();
       if (!leader) {
         if (!tryLock(c)) return;
         ensureTable(c);
         leader = true;
         log.info("omnium: this process now writes the heartbeat ({}) every {} ms", table,
-            intervalNanos / 1_000_000);
+            intervalNanos() / 1_000_000);
       }
       try (Statement st = c.createStatement()) {
         if (st.executeUpdate("UPDATE " + table + " SET beat_at = now() WHERE id = 1") == 0) {
@@ -127,15 +95,22 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
         log.warn("omnium: heartbeat writer cannot write {}: {}", table, problem);
       }
       lastProblem = problem;
-      dropConnection();
+      dropSession();
     }
+  }
+
+  /** A beat is written in a moment: the socket is aborted only when the thread is stuck. */
+  @Override
+  boolean inFlight() {
+    return false;
   }
 
   /**
    * The server-side bounds of a frozen or vanished holder. {@code idle_session_timeout} exists from
    * PostgreSQL 14 on; on older servers the lock then lives as long as the session (logged once).
    */
-  private void limitSession(Connection c) throws SQLException {
+  @Override
+  void prepare(Connection c) throws SQLException {
     try (Statement st = c.createStatement()) {
       st.execute("SET idle_session_timeout = " + leaseMillis);
     } catch (SQLException e) {
@@ -173,40 +148,10 @@ final class HeartbeatWriter implements Runnable, AutoCloseable {
     }
   }
 
-  private void dropConnection() {
-    Connection c = connection;
-    connection = null;
-    leader = false;
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException | RuntimeException ignored) {
-        // the session is gone either way
-      }
-    }
-  }
-
-  /** Asks the thread to end without waiting for it. */
-  void stop() {
-    closed = true;
-    LockSupport.unpark(thread);
-  }
-
+  /** The lock lives and dies with the session. */
   @Override
-  public void close() {
-    stop();
-    try {
-      thread.join(200);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    Connection c = connection;
-    if (thread.isAlive() && c != null) {
-      try {
-        c.abort(Runnable::run);
-      } catch (SQLException | RuntimeException ignored) {
-        // the thread ends at its socket timeout
-      }
-    }
+  void dropSession() {
+    leader = false;
+    super.dropSession();
   }
 }

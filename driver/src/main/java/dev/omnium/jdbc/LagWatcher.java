@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * database (so the bound stays tight) and tells a missing table or writer apart. The replica's
  * clock is read only to estimate its offset for reports ({@link ClockOffset}).
  */
-final class LagWatcher implements Runnable, AutoCloseable {
+final class LagWatcher extends IntervalSession {
   private static final Logger log = LoggerFactory.getLogger(LagWatcher.class);
 
   /** No usable measurement: effective lag is infinite and reads go elsewhere. */
@@ -43,12 +42,9 @@ final class LagWatcher implements Runnable, AutoCloseable {
   }
 
   private final String name;
-  private final PgConnector connector;
   private final String query;
   private final String table;
-  private final long intervalNanos;
   private final long stallNanos;
-  private final Thread thread;
   private final WalTimeline timeline;
   private final ClockOffset clockOffset = new ClockOffset();
 
@@ -61,8 +57,6 @@ final class LagWatcher implements Runnable, AutoCloseable {
   private volatile long replayLsn; // 0: unknown (compares below every real position)
   private volatile State state = State.STARTING;
   private volatile String lastError;
-  private volatile boolean closed;
-  private volatile Connection connection;
   private LagAlert alert;
   private Runnable onTimeout;
   /** This process writes the heartbeat too: a missing table at first start is expected, briefly. */
@@ -83,19 +77,16 @@ final class LagWatcher implements Runnable, AutoCloseable {
   /** @param timeline the primary's WAL positions in client time, shared by a router's watchers */
   LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval,
       String threadName, WalTimeline timeline) {
+    super(connector, interval, threadName, 200);
     this.name = name;
     this.timeline = timeline;
-    this.connector = connector;
     this.table = heartbeatTable;
     this.query = "SELECT pg_is_in_recovery(), extract(epoch FROM now() - beat_at)::float8, "
         + "pg_last_wal_replay_lsn()::text, extract(epoch FROM clock_timestamp())::float8 FROM "
         + heartbeatTable + " WHERE id = 1";
-    this.intervalNanos = interval.toNanos();
     // A healthy probe takes milliseconds; one that takes two intervals means a frozen or
     // black-holed server.
-    this.stallNanos = Math.max(2 * intervalNanos, TimeUnit.MILLISECONDS.toNanos(1000));
-    this.thread = new Thread(this, threadName);
-    this.thread.setDaemon(true);
+    this.stallNanos = Math.max(2 * intervalNanos(), TimeUnit.MILLISECONDS.toNanos(1000));
   }
 
   /** Set before {@link #start()}: the alert evaluated after every probe. */
@@ -131,10 +122,11 @@ final class LagWatcher implements Runnable, AutoCloseable {
     this.onStandby = standby;
   }
 
+  @Override
   void start() {
     quietUntilNanos = System.nanoTime()
-        + Math.max(10 * intervalNanos, TimeUnit.SECONDS.toNanos(10));
-    thread.start();
+        + Math.max(10 * intervalNanos(), TimeUnit.SECONDS.toNanos(10));
+    super.start();
   }
 
   /**
@@ -211,27 +203,25 @@ final class LagWatcher implements Runnable, AutoCloseable {
   }
 
   @Override
-  public void run() {
-    long next = System.nanoTime();
-    while (!closed) {
-      probe();
+  void round() {
+    probe();
+    LagAlert a = alert;
+    if (a != null) {
       long now = System.nanoTime();
-      LagAlert a = alert;
-      if (a != null) a.evaluate(now, effectiveLagNanos(now));
-      next += intervalNanos;
-      if (next < now) next = now; // a slow probe does not cause a burst of catch-up probes
-      while (!closed && (now = System.nanoTime()) < next) {
-        LockSupport.parkNanos(this, next - now);
-      }
+      a.evaluate(now, effectiveLagNanos(now));
     }
-    closeConnection();
+  }
+
+  @Override
+  boolean inFlight() {
+    return probeStartedNanos != 0;
   }
 
   void probe() {
     long sent = System.nanoTime();
     probeStartedNanos = sent;
     try {
-      if (connection == null) connection = connector.connect();
+      Connection connection = session();
       long sentMicros = ClockOffset.nowMicros();
       try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(query)) {
         long receivedMicros = ClockOffset.nowMicros();
@@ -268,7 +258,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
       onError(e);
     } catch (RuntimeException e) {
       beatNanos = UNKNOWN;
-      closeConnection();
+      dropSession();
       moveTo(State.UNREACHABLE, e.toString());
     } finally {
       probeStartedNanos = 0;
@@ -295,7 +285,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
     } else if ("42601".equals(sqlState)) {
       moveTo(State.BAD_TABLE_NAME, HeartbeatProblems.badTableName(table));
     } else if ("40001".equals(sqlState)) {
-      if (SqlStates.connectionDead(e)) closeConnection(); // FATAL: one reconnect at the next probe
+      if (SqlStates.connectionDead(e)) dropSession(); // FATAL: one reconnect at the next probe
       moveTo(State.RECOVERY_CONFLICT, HeartbeatProblems.recoveryConflict(e.getMessage()));
     } else if ("42703".equals(sqlState) || "42804".equals(sqlState) || "42883".equals(sqlState)) {
       moveTo(State.BAD_HEARTBEAT_TABLE, "table " + table
@@ -303,7 +293,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
           + " timestamptz NOT NULL): "
           + e.getMessage());
     } else {
-      closeConnection();
+      dropSession();
       moveTo(State.UNREACHABLE, e.getMessage() + " (SQLState " + sqlState + ")");
       Runnable action = onTimeout;
       if (action != null && SqlStates.timedOut(e)) action.run();
@@ -311,7 +301,7 @@ final class LagWatcher implements Runnable, AutoCloseable {
   }
 
   private boolean isInRecovery() {
-    try (Statement st = connection.createStatement(); ResultSet rs =
+    try (Statement st = session().createStatement(); ResultSet rs =
         st.executeQuery("SELECT pg_is_in_recovery()")) {
       return rs.next() && rs.getBoolean(1);
     } catch (SQLException | RuntimeException e) {
@@ -374,55 +364,6 @@ final class LagWatcher implements Runnable, AutoCloseable {
 
   /** Null until the first answer: the server's role as last seen. */
   private Boolean standby;
-
-  private void closeConnection() {
-    Connection c = connection;
-    connection = null;
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException | RuntimeException ignored) {
-        // the connection is being discarded
-      }
-    }
-  }
-
-  /**
-   * Asks the thread to end without waiting: a probe in flight (on a frozen or dead server) has its
-   * socket aborted now. {@link #close()} then waits briefly.
-   */
-  void stop() {
-    closed = true;
-    LockSupport.unpark(thread);
-    Connection c = connection;
-    if (c != null && probeStartedNanos != 0) {
-      try {
-        c.abort(Runnable::run);
-      } catch (SQLException | RuntimeException ignored) {
-        // gone already
-      }
-    }
-  }
-
-  @Override
-  public void close() {
-    stop();
-    try {
-      // A thread stuck in a connect ends at its connect timeout, and closes that session at once.
-      thread.join(200);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    Connection c = connection;
-    if (thread.isAlive() && c != null) {
-      // Stuck in a read on a frozen server: abort the socket so the thread ends now.
-      try {
-        c.abort(Runnable::run);
-      } catch (SQLException | RuntimeException ignored) {
-        // nothing more to do: the socket timeout ends the thread
-      }
-    }
-  }
 
   @Override
   public String toString() {

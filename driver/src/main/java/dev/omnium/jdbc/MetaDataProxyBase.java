@@ -5,7 +5,6 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Objects;
 
 /**
  * Physical {@link DatabaseMetaData} seen through a logical connection. This class holds what is
@@ -14,18 +13,13 @@ import java.util.Objects;
  * whose statement belongs to the logical connection. The generated subclass
  * {@link MetaDataProxy} delegates every other method, default methods included.
  */
-abstract class MetaDataProxyBase implements DatabaseMetaData {
-  final DatabaseMetaData delegate;
+abstract class MetaDataProxyBase extends DelegatingWrapper<DatabaseMetaData>
+    implements DatabaseMetaData {
   private final Connection logical;
 
   MetaDataProxyBase(DatabaseMetaData delegate, Connection logical) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(delegate);
     this.logical = logical;
-  }
-
-  /** The physical metadata. */
-  final DatabaseMetaData delegate() {
-    return delegate;
   }
 
   /** A metadata result set whose statement is one of the logical connection, as pgjdbc's. */
@@ -39,23 +33,5 @@ abstract class MetaDataProxyBase implements DatabaseMetaData {
   @Override
   public final Connection getConnection() throws SQLException {
     return logical;
-  }
-
-  @Override
-  public final <T> T unwrap(Class<T> iface) throws SQLException {
-    if (iface.isInstance(this)) {
-      return iface.cast(this);
-    }
-    return delegate.unwrap(iface);
-  }
-
-  @Override
-  public final boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return iface.isInstance(this) || delegate.isWrapperFor(iface);
-  }
-
-  @Override
-  public String toString() {
-    return "MetaDataProxy[" + delegate + "]";
   }
 }

@@ -5,7 +5,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,32 +17,20 @@ import org.slf4j.LoggerFactory;
  * <p>When the primary cannot be read, no sample is added: every replica's effective lag then
  * grows with the age of the last sample, the safe direction.
  */
-final class PrimaryWalSampler implements Runnable, AutoCloseable {
+final class PrimaryWalSampler extends IntervalSession {
   private static final Logger log = LoggerFactory.getLogger(PrimaryWalSampler.class);
   static final String QUERY = "SELECT pg_current_wal_insert_lsn()::text,"
       + " extract(epoch FROM clock_timestamp())::float8";
 
-  private final PgConnector connector;
   private final WalTimeline timeline;
-  private final long intervalNanos;
-  private final Thread thread;
   private final ClockOffset offset = new ClockOffset();
-  private volatile boolean closed;
-  private volatile Connection connection;
   private volatile String lastError;
   private boolean failing;
 
   PrimaryWalSampler(PgConnector connector, WalTimeline timeline, Duration interval,
       String threadName) {
-    this.connector = connector;
+    super(connector, interval, threadName, 500);
     this.timeline = timeline;
-    this.intervalNanos = interval.toNanos();
-    this.thread = new Thread(this, threadName);
-    this.thread.setDaemon(true);
-  }
-
-  void start() {
-    thread.start();
   }
 
   WalTimeline timeline() {
@@ -59,24 +46,15 @@ final class PrimaryWalSampler implements Runnable, AutoCloseable {
   }
 
   @Override
-  public void run() {
-    long next = System.nanoTime();
-    while (!closed) {
-      sample();
-      long now = System.nanoTime();
-      next += intervalNanos;
-      if (next < now) next = now;
-      while (!closed && (now = System.nanoTime()) < next) {
-        LockSupport.parkNanos(this, next - now);
-      }
-    }
-    closeConnection();
+  boolean inFlight() {
+    return threadRunnable();
   }
 
   /** One sample; never throws. */
-  void sample() {
+  @Override
+  void round() {
     try {
-      if (connection == null) connection = connector.connect();
+      Connection connection = session();
       long sentMicros = ClockOffset.nowMicros();
       long sent = System.nanoTime();
       try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(QUERY)) {
@@ -92,7 +70,7 @@ final class PrimaryWalSampler implements Runnable, AutoCloseable {
         log.info("omnium: primary WAL position readable again; replica lag is measured again");
       }
     } catch (SQLException | RuntimeException e) {
-      closeConnection();
+      dropSession();
       String msg = e instanceof SQLException
           ? e.getMessage() + " (SQLState " + ((SQLException) e).getSQLState() + ")" : e.toString();
       lastError = msg;
@@ -102,45 +80,6 @@ final class PrimaryWalSampler implements Runnable, AutoCloseable {
             + " last sample until it can; reads go to the fallback pool once it exceeds maxAge.",
             msg);
       }
-    }
-  }
-
-  private void closeConnection() {
-    Connection c = connection;
-    connection = null;
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException | RuntimeException ignored) {
-        // the connection is being discarded
-      }
-    }
-  }
-
-  /**
-   * Asks the thread to end without waiting: a sample in flight on a frozen primary is aborted,
-   * so closing many routers costs no socket timeout. {@link #close()} also waits.
-   */
-  void stop() {
-    closed = true;
-    LockSupport.unpark(thread);
-    Connection c = connection;
-    if (c != null && thread.getState() == Thread.State.RUNNABLE) {
-      try {
-        c.abort(Runnable::run);
-      } catch (SQLException | RuntimeException ignored) {
-        // the socket timeout ends the thread
-      }
-    }
-  }
-
-  @Override
-  public void close() {
-    stop();
-    try {
-      thread.join(500);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 }

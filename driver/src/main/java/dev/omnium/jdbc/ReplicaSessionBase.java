@@ -2,7 +2,6 @@ package dev.omnium.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Objects;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -19,12 +18,11 @@ import java.util.function.BooleanSupplier;
  * <p>This class holds that logic; the generated subclass {@link ReplicaSession} delegates every
  * other {@link Connection} method.
  */
-abstract class ReplicaSessionBase implements Connection {
-  final Connection delegate;
+abstract class ReplicaSessionBase extends DelegatingWrapper<Connection> implements Connection {
   private final BooleanSupplier serverAnswers;
 
   ReplicaSessionBase(Connection delegate, BooleanSupplier serverAnswers) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(delegate);
     this.serverAnswers = serverAnswers;
   }
 
@@ -33,21 +31,5 @@ abstract class ReplicaSessionBase implements Connection {
     if (timeout < 0) throw new SQLException("Invalid timeout (" + timeout + "<0).", "HY000");
     if (serverAnswers.getAsBoolean() && !delegate.isClosed()) return true;
     return delegate.isValid(timeout);
-  }
-
-  @Override
-  public final <T> T unwrap(Class<T> iface) throws SQLException {
-    if (iface.isInstance(this)) return iface.cast(this);
-    return delegate.unwrap(iface);
-  }
-
-  @Override
-  public final boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return iface.isInstance(this) || delegate.isWrapperFor(iface);
-  }
-
-  @Override
-  public String toString() {
-    return "ReplicaSession[" + delegate + "]";
   }
 }

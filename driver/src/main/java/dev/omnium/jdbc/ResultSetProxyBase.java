@@ -3,7 +3,6 @@ package dev.omnium.jdbc;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Objects;
 
 /**
  * A physical {@link ResultSet} seen through the logical statement that produced it. This class
@@ -12,40 +11,16 @@ import java.util.Objects;
  * {@link #unwrap}/{@link #isWrapperFor}. The generated subclass {@link ResultSetProxy} delegates
  * every other method, default methods included.
  */
-abstract class ResultSetProxyBase implements ResultSet {
-  final ResultSet delegate;
+abstract class ResultSetProxyBase extends DelegatingWrapper<ResultSet> implements ResultSet {
   private final Statement owner;
 
   ResultSetProxyBase(ResultSet delegate, Statement owner) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(delegate);
     this.owner = owner;
-  }
-
-  /** The physical result set. */
-  final ResultSet delegate() {
-    return delegate;
   }
 
   @Override
   public final Statement getStatement() throws SQLException {
     return owner;
-  }
-
-  @Override
-  public final <T> T unwrap(Class<T> iface) throws SQLException {
-    if (iface.isInstance(this)) {
-      return iface.cast(this);
-    }
-    return delegate.unwrap(iface);
-  }
-
-  @Override
-  public final boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return iface.isInstance(this) || delegate.isWrapperFor(iface);
-  }
-
-  @Override
-  public String toString() {
-    return "ResultSetProxy[" + delegate + "]";
   }
 }

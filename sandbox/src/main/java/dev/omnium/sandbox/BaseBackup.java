@@ -5,7 +5,6 @@ import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
@@ -64,7 +63,7 @@ final class BaseBackup {
   }
 
   private static void copyTree(Path from, Path to) throws IOException {
-    Files.walkFileTree(from, new SimpleFileVisitor<>() {
+    Files.walkFileTree(from, new FileTrees.LiveTreeVisitor() {
       @Override
       public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
           throws IOException {
@@ -93,14 +92,6 @@ final class BaseBackup {
           // removed while we copied (a temporary file): WAL replay recreates what matters
         }
         return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-        if (e instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE;
-        }
-        throw e;
       }
     });
   }

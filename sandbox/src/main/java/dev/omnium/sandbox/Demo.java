@@ -3,6 +3,7 @@ package dev.omnium.sandbox;
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.RouterMXBean;
+import dev.omnium.sandbox.testkit.Poll;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -100,7 +101,7 @@ public final class Demo {
           phase("5/5 replica killed (immediate stop), then restarted half-way", m, () -> {
             cluster.stop(replica, true);
             Thread restarter = new Thread(() -> {
-              sleep(phase.toMillis() / 2);
+              Poll.pause(phase.toMillis() / 2);
               cluster.start(replica);
             }, "demo-restart");
             restarter.setDaemon(true);
@@ -133,7 +134,7 @@ public final class Demo {
     long primary = primaryReads.get();
     long seconds = Math.max(1, phase.toSeconds());
     for (long i = 0; i < seconds; i++) {
-      sleep(1000);
+      Poll.pause(1000);
       long r = m.getReplicaRoutes();
       long f = m.getFallbackRoutes();
       long p = primaryReads.get();
@@ -178,7 +179,7 @@ public final class Demo {
             writeErrors.incrementAndGet(); // expected only if the primary itself fails
             lastError.set(e.getMessage());
           }
-          sleep(20);
+          Poll.pause(20);
         }
       }));
     }
@@ -192,7 +193,7 @@ public final class Demo {
           readErrors.incrementAndGet();
           lastError.set(e.getSQLState() + " " + e.getMessage());
         }
-        sleep(50);
+        Poll.pause(50);
       }
     }));
     for (int r = 0; r < READERS; r++) {
@@ -211,7 +212,7 @@ public final class Demo {
             readErrors.incrementAndGet();
             lastError.set(e.getSQLState() + " " + e.getMessage());
           }
-          sleep(5);
+          Poll.pause(5);
         }
       }));
     }
@@ -229,7 +230,7 @@ public final class Demo {
         } catch (SQLException e) {
           lastError.set(e.getMessage());
         }
-        sleep(300);
+        Poll.pause(300);
       }
     });
   }
@@ -241,7 +242,7 @@ public final class Demo {
            ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
         if (rs.next() && rs.getBoolean(1)) return;
       }
-      sleep(100);
+      Poll.pause(100);
     }
     throw new IllegalStateException("the replica never became fresh: is the heartbeat writer"
         + " running?");
@@ -274,13 +275,5 @@ public final class Demo {
     t.setDaemon(true);
     t.start();
     return t;
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

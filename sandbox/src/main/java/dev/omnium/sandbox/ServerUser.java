@@ -15,20 +15,14 @@ import java.util.List;
  * The operating-system user that runs the PostgreSQL processes. PostgreSQL refuses to run as
  * root, so a root JVM runs them as {@code postgres} (or {@code nobody}) via {@code runuser};
  * everyone else runs them as themselves.
+ *
+ * @param name the user name the servers run as
+ * @param switching true when the JVM is root and commands are run through runuser
+ * @param runuser the runuser executable when switching, else null
  */
-final class ServerUser {
+record ServerUser(String name, boolean switching, String runuser) {
 
   private static volatile ServerUser current;
-
-  private final String name;
-  private final boolean switching;
-  private final String runuser;
-
-  private ServerUser(String name, boolean switching, String runuser) {
-    this.name = name;
-    this.switching = switching;
-    this.runuser = runuser;
-  }
 
   static ServerUser current() {
     ServerUser u = current;
@@ -41,16 +35,6 @@ final class ServerUser {
       }
     }
     return u;
-  }
-
-  /** The user name the servers run as. */
-  String name() {
-    return name;
-  }
-
-  /** True when the JVM is root and commands are run through runuser. */
-  boolean switching() {
-    return switching;
   }
 
   /** Prefixes a command so that it runs as the server user. */

@@ -23,15 +23,9 @@ import org.slf4j.spi.SLF4JServiceProvider;
  * the threshold is debug.
  */
 public final class AgentLoggerProvider implements SLF4JServiceProvider {
-  static final int ERROR = 0;
-  static final int WARN = 1;
-  static final int INFO = 2;
-  static final int DEBUG = 3;
-  static final int TRACE = 4;
-
   private final IMarkerFactory markers = new BasicMarkerFactory();
   private final MDCAdapter mdc = new NOPMDCAdapter();
-  private final Factory factory = new Factory(threshold());
+  private final Factory factory = new Factory(threshold(setting()));
 
   @Override public ILoggerFactory getLoggerFactory() { return factory; }
   @Override public IMarkerFactory getMarkerFactory() { return markers; }
@@ -39,35 +33,39 @@ public final class AgentLoggerProvider implements SLF4JServiceProvider {
   @Override public String getRequestedApiVersion() { return "2.0.99"; }
   @Override public void initialize() { }
 
-  static int threshold() {
-    String v = null;
-    try {
-      v = System.getProperty("omnium.agent.log");
-      if (v == null) v = System.getenv("OMNIUM_AGENT_LOG");
-    } catch (RuntimeException ignored) {
-      // keep the default
+  /**
+   * The most detailed level printed for {@code setting}, a level name in any case ({@code off}
+   * prints errors only); INFO when absent or unknown.
+   */
+  static Level threshold(String setting) {
+    if (setting == null) return Level.INFO;
+    String name = setting.trim().toUpperCase(Locale.ROOT);
+    if (name.equals("OFF")) return Level.ERROR;
+    for (Level level : Level.values()) {
+      if (level.name().equals(name)) return level;
     }
-    if (v == null) return INFO;
-    switch (v.trim().toLowerCase(Locale.ROOT)) {
-      case "off":
-      case "error":
-        return ERROR;
-      case "warn":
-        return WARN;
-      case "debug":
-        return DEBUG;
-      case "trace":
-        return TRACE;
-      default:
-        return INFO;
+    return Level.INFO;
+  }
+
+  private static String setting() {
+    try {
+      String v = System.getProperty("omnium.agent.log");
+      return v != null ? v : System.getenv("OMNIUM_AGENT_LOG");
+    } catch (RuntimeException e) {
+      return null; // a security manager: keep the default
     }
   }
 
+  /** Whether a logger at {@code threshold} prints {@code level} (slf4j: more detail, lower int). */
+  static boolean prints(Level threshold, Level level) {
+    return level.toInt() >= threshold.toInt();
+  }
+
   static final class Factory implements ILoggerFactory {
-    private final int threshold;
+    private final Level threshold;
     private final ConcurrentMap<String, Logger> loggers = new ConcurrentHashMap<>();
 
-    Factory(int threshold) {
+    Factory(Level threshold) {
       this.threshold = threshold;
     }
 
@@ -75,29 +73,30 @@ public final class AgentLoggerProvider implements SLF4JServiceProvider {
     public Logger getLogger(String name) {
       return loggers.computeIfAbsent(name, n -> {
         // A pool's routine (starting, closing) is no news for the application's operator.
-        boolean pool = n.contains(".hikari.");
-        return new StderrLogger(n, pool && threshold < DEBUG ? Math.min(threshold, WARN) : threshold);
+        boolean quieter = n.contains(".hikari.") && !prints(threshold, Level.DEBUG)
+            && prints(threshold, Level.INFO);
+        return new StderrLogger(n, quieter ? Level.WARN : threshold);
       });
     }
   }
 
   static final class StderrLogger extends LegacyAbstractLogger {
     private static final long serialVersionUID = 1L;
-    private final int threshold;
+    private final Level threshold;
     private final String shortName;
 
-    StderrLogger(String name, int threshold) {
+    StderrLogger(String name, Level threshold) {
       this.name = name;
       this.threshold = threshold;
       int dot = name.lastIndexOf('.');
       this.shortName = dot < 0 ? name : name.substring(dot + 1);
     }
 
-    @Override public boolean isTraceEnabled() { return threshold >= TRACE; }
-    @Override public boolean isDebugEnabled() { return threshold >= DEBUG; }
-    @Override public boolean isInfoEnabled() { return threshold >= INFO; }
-    @Override public boolean isWarnEnabled() { return threshold >= WARN; }
-    @Override public boolean isErrorEnabled() { return threshold >= ERROR; }
+    @Override public boolean isTraceEnabled() { return prints(threshold, Level.TRACE); }
+    @Override public boolean isDebugEnabled() { return prints(threshold, Level.DEBUG); }
+    @Override public boolean isInfoEnabled() { return prints(threshold, Level.INFO); }
+    @Override public boolean isWarnEnabled() { return prints(threshold, Level.WARN); }
+    @Override public boolean isErrorEnabled() { return prints(threshold, Level.ERROR); }
 
     @Override
     protected String getFullyQualifiedCallerName() {
@@ -115,7 +114,7 @@ public final class AgentLoggerProvider implements SLF4JServiceProvider {
         line.append(" (").append(throwable).append(')');
       }
       System.err.println(line);
-      if (throwable != null && threshold >= DEBUG) {
+      if (throwable != null && prints(threshold, Level.DEBUG)) {
         throwable.printStackTrace();
       }
     }

@@ -1,0 +1,126 @@
+package dev.omnium.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A dedicated connection worked by its own daemon thread once per interval: the heartbeat writer,
+ * each replica's lag watcher and the primary's WAL sampler. The session is opened on first use,
+ * dropped after any error (the next round reconnects) and when the thread ends; closing never
+ * waits for a frozen server longer than {@code joinMillis}, since the socket is aborted.
+ */
+abstract class IntervalSession implements Runnable, AutoCloseable {
+  /** Null until the first round connects, and again after each drop. */
+  private volatile Connection connection;
+  private volatile boolean closed;
+  private final PgConnector connector;
+  private final long intervalNanos;
+  /** How long {@link #close()} waits for the thread before aborting the socket. */
+  private final long joinMillis;
+  private final Thread thread;
+
+  IntervalSession(PgConnector connector, Duration interval, String threadName, long joinMillis) {
+    thread = new Thread(this, threadName);
+    thread.setDaemon(true);
+    this.connector = connector;
+    this.intervalNanos = interval.toNanos();
+    this.joinMillis = joinMillis;
+  }
+
+  /** One round on the thread; never throws. */
+  abstract void round();
+
+  /** Whether a round is in flight on the session now: {@link #stop()} then aborts its socket. */
+  abstract boolean inFlight();
+
+  /** Prepares a new session before a round uses it; if this throws, that round drops it. */
+  void prepare(Connection c) throws SQLException {
+    // nothing by default
+  }
+
+  final long intervalNanos() {
+    return intervalNanos;
+  }
+
+  final boolean threadRunnable() {
+    return thread.getState() == Thread.State.RUNNABLE;
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  @Override
+  public final void run() {
+    long next = System.nanoTime();
+    while (!closed) {
+      round();
+      long now = System.nanoTime();
+      next += intervalNanos;
+      if (next < now) next = now; // a slow round does not cause a burst of catch-up rounds
+      while (!closed && (now = System.nanoTime()) < next) {
+        LockSupport.parkNanos(this, next - now);
+      }
+    }
+    dropSession();
+  }
+
+  /** The open session, connecting (and {@link #prepare preparing}) one when there is none. */
+  final Connection session() throws SQLException {
+    Connection c = connection;
+    if (c == null) {
+      c = connector.connect();
+      connection = c;
+      prepare(c);
+    }
+    return c;
+  }
+
+  /** Closes the session, if any, quietly: it is being discarded. */
+  void dropSession() {
+    Connection c = connection;
+    connection = null;
+    if (c == null) return;
+    try {
+      c.close();
+    } catch (SQLException | RuntimeException ignored) {
+      // the session is gone either way
+    }
+  }
+
+  /**
+   * Asks the thread to end without waiting: a round in flight (on a frozen or dead server) has
+   * its socket aborted now, so stopping many sessions costs no socket timeout.
+   */
+  void stop() {
+    closed = true;
+    LockSupport.unpark(thread);
+    if (inFlight()) abortSession();
+  }
+
+  @Override
+  public void close() {
+    stop();
+    try {
+      // A thread stuck in a connect ends at its connect timeout, and closes that session at once.
+      thread.join(joinMillis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    // Stuck in a read on a frozen server: abort the socket so the thread ends now.
+    if (thread.isAlive()) abortSession();
+  }
+
+  private void abortSession() {
+    Connection c = connection;
+    if (c != null) {
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException ignored) {
+        // the socket timeout ends the thread
+      }
+    }
+  }
+}
