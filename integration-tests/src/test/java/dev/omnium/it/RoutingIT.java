@@ -407,7 +407,7 @@ class RoutingIT {
       assertTrue(db.metrics().getReplicaRoutes() >= 2);
       assertFalse(db.toString().contains("password"));
     }
-    Poll.until(Duration.ofSeconds(10), "every session of a closed data source to end", () ->
+    Poll.until(Duration.ofSeconds(30), "every session of a closed data source to end", () ->
         Sessions.countLike(SANDBOX.cluster(), SANDBOX.primary(), app) == 0
             && Sessions.countLike(SANDBOX.cluster(), SANDBOX.replica(0), app) == 0);
   }
