@@ -123,6 +123,8 @@ final class ArgumentScenarios {
       s.addBatch(QUERY);
       return s.executeBatch();
     });
+    closedSt(g, "unwrap-wrong-class", s -> s.unwrap(String.class));
+    closedSt(g, "is-wrapper-for", s -> s.isWrapperFor(PGStatement.class));
     closedSt(g, "cancel", s -> run(s::cancel));
     closedSt(g, "max-rows", Statement::getMaxRows);
     closedSt(g, "set-max-rows", s -> run(() -> s.setMaxRows(1)));
@@ -141,8 +143,6 @@ final class ArgumentScenarios {
     closedSt(g, "close-on-completion", Statement::isCloseOnCompletion);
     closedSt(g, "query-timeout", Statement::getQueryTimeout);
     closedSt(g, "result-set-type", Statement::getResultSetType);
-    closedSt(g, "unwrap-wrong-class", s -> s.unwrap(String.class));
-    closedSt(g, "is-wrapper-for", s -> s.isWrapperFor(PGStatement.class));
     ps(g, "index-zero", p -> run(() -> p.setInt(0, 1)));
     ps(g, "index-too-high", p -> run(() -> p.setInt(3, 1)));
     ps(g, "index-negative", p -> run(() -> p.setString(-1, "a")));
