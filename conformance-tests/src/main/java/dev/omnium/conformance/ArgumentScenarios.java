@@ -66,6 +66,11 @@ final class ArgumentScenarios {
     conn(g, "isolation-serializable", c -> run(() -> c.setTransactionIsolation(
         Connection.TRANSACTION_SERIALIZABLE)));
     conn(g, "abort-then-valid", c -> run(() -> c.abort(Runnable::run)));
+    conn(g, "schema-null", c -> run(() -> c.setSchema(null)));
+    conn(g, "schema-missing", c -> run(() -> c.setSchema("no_such_schema")));
+    conn(g, "catalog-null", c -> run(() -> c.setCatalog(null)));
+    conn(g, "holdability-close-at-commit", c -> run(() -> c.setHoldability(
+        ResultSet.CLOSE_CURSORS_AT_COMMIT)));
     closedConn(g, "auto-commit", Connection::getAutoCommit);
     closedConn(g, "set-auto-commit", c -> run(() -> c.setAutoCommit(false)));
     closedConn(g, "metadata", c -> c.getMetaData());
@@ -93,6 +98,14 @@ final class ArgumentScenarios {
     closedConn(g, "is-valid", c -> c.isValid(1));
     closedConn(g, "is-valid-negative", c -> c.isValid(-1));
     closedConn(g, "unwrap-wrong-class", c -> c.unwrap(String.class));
+    closedConn(g, "set-network-timeout", c -> run(() -> c.setNetworkTimeout(Runnable::run, 1)));
+    closedConn(g, "abort", c -> run(() -> c.abort(Runnable::run)));
+    closedConn(g, "set-holdability", c -> run(() -> c.setHoldability(
+        ResultSet.HOLD_CURSORS_OVER_COMMIT)));
+    closedConn(g, "set-isolation", c -> run(() -> c.setTransactionIsolation(
+        Connection.TRANSACTION_REPEATABLE_READ)));
+    closedConn(g, "set-catalog", c -> run(() -> c.setCatalog("x")));
+    closedConn(g, "create-clob", c -> c.createClob());
     st(g, "max-rows-negative", s -> run(() -> s.setMaxRows(-1)));
     st(g, "large-max-rows", s -> run(() -> s.setLargeMaxRows(5)));
     st(g, "large-max-rows-get", Statement::getLargeMaxRows);
@@ -118,11 +131,17 @@ final class ArgumentScenarios {
     st(g, "execute-keys-invalid", s -> s.execute("INSERT INTO arg VALUES (1, 'a')", 99));
     st(g, "execute-null-sql", s -> s.execute(null));
     st(g, "execute-batch-empty", Statement::executeBatch);
+    st(g, "max-rows-then-query", s -> {
+      s.setMaxRows(1);
+      return s.executeQuery("SELECT generate_series(1, 3)");
+    });
     st(g, "batch-with-select", s -> {
       s.addBatch("INSERT INTO arg VALUES (1, 'a')");
       s.addBatch(QUERY);
       return s.executeBatch();
     });
+    closedSt(g, "unwrap-wrong-class", s -> s.unwrap(String.class));
+    closedSt(g, "is-wrapper-for", s -> s.isWrapperFor(PGStatement.class));
     closedSt(g, "cancel", s -> run(s::cancel));
     closedSt(g, "max-rows", Statement::getMaxRows);
     closedSt(g, "set-max-rows", s -> run(() -> s.setMaxRows(1)));
@@ -141,8 +160,6 @@ final class ArgumentScenarios {
     closedSt(g, "close-on-completion", Statement::isCloseOnCompletion);
     closedSt(g, "query-timeout", Statement::getQueryTimeout);
     closedSt(g, "result-set-type", Statement::getResultSetType);
-    closedSt(g, "unwrap-wrong-class", s -> s.unwrap(String.class));
-    closedSt(g, "is-wrapper-for", s -> s.isWrapperFor(PGStatement.class));
     ps(g, "index-zero", p -> run(() -> p.setInt(0, 1)));
     ps(g, "index-too-high", p -> run(() -> p.setInt(3, 1)));
     ps(g, "index-negative", p -> run(() -> p.setString(-1, "a")));
@@ -162,6 +179,12 @@ final class ArgumentScenarios {
     ps(g, "set-object-blob-type-null", p -> run(() -> p.setObject(2, null, Types.BLOB)));
     ps(g, "execute-query-with-sql", p -> p.executeQuery(QUERY));
     ps(g, "add-batch-with-sql", p -> run(() -> p.addBatch(QUERY)));
+    ps(g, "set-null-other", p -> run(() -> {
+      p.setInt(1, 1);
+      p.setNull(2, Types.OTHER);
+    }));
+    ps(g, "clear-parameters-between-batch-rows", p -> clearedBatch(p, true));
+    ps(g, "clear-parameters-after-add-batch", p -> clearedBatch(p, false));
     ps(g, "batch-one-row-short", p -> {
       p.setInt(1, 1);
       p.setString(2, "a");
@@ -213,6 +236,22 @@ final class ArgumentScenarios {
     closedRs(g, "close-again", r -> run(r::close));
     closedRs(g, "unwrap-wrong-class", r -> r.unwrap(String.class));
     return g;
+  }
+
+  /**
+   * A batch row, parameters cleared, and (when {@code between}) a second row with only its
+   * first parameter set: pgjdbc sends nothing of the first row for the second.
+   */
+  private static Object clearedBatch(PreparedStatement p, boolean between) throws SQLException {
+    p.setInt(1, 1);
+    p.setString(2, "a");
+    p.addBatch();
+    p.clearParameters();
+    if (between) {
+      p.setInt(1, 2);
+      p.addBatch();
+    }
+    return p.executeBatch();
   }
 
   /** An action as a call: "done" when it returns. */

@@ -24,13 +24,6 @@ final class KnownDifferences {
       + " next logical connection starts from the server default, as a new pgjdbc connection"
       + " would";
   private static final String CLOSED = "lifecycle/statement-after-connection-close";
-  private static final String SETTER_CHECKED_AT_EXECUTE = "defect, reported: parameters are"
-      + " recorded and applied to pgjdbc's statement when it executes, so an index above the"
-      + " parameter count, an unknown Types value or a value pgjdbc cannot convert fails at"
-      + " execute (with pgjdbc's own error) instead of at the setter";
-  private static final String ALL_MODES = "driver|datasource|agent";
-  private static final String NOT_SET = "!PSQLException(22023)";
-  private static final String BAD_TYPE = "!PSQLException(07006)";
 
   static final List<Known> ALL = List.of(
       // driver mode under HikariCP: the pgjdbc side keeps raw session state in its pooled session
@@ -50,16 +43,27 @@ final class KnownDifferences {
           "!PSQLException(55000)", "true", "defect, reported: getStatement() of a closed result"
           + " set answers its logical statement without asking pgjdbc's result set (pgjdbc:"
           + " 55000; under an application HikariCP pool both answer)"),
-      new Known(ALL_MODES, "arguments/prepared-index-too-high", List.of("call"), NOT_SET, "done",
-          SETTER_CHECKED_AT_EXECUTE),
-      new Known(ALL_MODES, "arguments/prepared-set-null-unknown-type", List.of("call"), BAD_TYPE,
-          "done", SETTER_CHECKED_AT_EXECUTE),
-      new Known(ALL_MODES, "arguments/prepared-set-null-unknown-type", List.of("execute"),
-          NOT_SET, BAD_TYPE, SETTER_CHECKED_AT_EXECUTE),
-      new Known(ALL_MODES, "arguments/prepared-set-object-bad-conversion", List.of("call"),
-          BAD_TYPE, "done", SETTER_CHECKED_AT_EXECUTE),
-      new Known(ALL_MODES, "arguments/prepared-set-object-bad-conversion", List.of("execute"),
-          NOT_SET, BAD_TYPE, SETTER_CHECKED_AT_EXECUTE));
+      new Known("driver|datasource|agent", "arguments/connection-schema-missing",
+          List.of("after.schema"), "null", "no_such_schema", "defect, reported: getSchema()"
+          + " answers the schema last set through setSchema without asking the server; pgjdbc"
+          + " asks (current_schema() is null when that schema does not exist)"),
+      checkedAtExecute("index-too-high", "call", "!PSQLException(22023)", "done"),
+      checkedAtExecute("set-null-unknown-type", "call", "!PSQLException(07006)", "done"),
+      checkedAtExecute("set-null-unknown-type", "execute", "!PSQLException(22023)",
+          "!PSQLException(07006)"),
+      checkedAtExecute("set-object-bad-conversion", "call", "!PSQLException(07006)", "done"),
+      checkedAtExecute("set-object-bad-conversion", "execute", "!PSQLException(22023)",
+          "!PSQLException(07006)"));
+
+  /** A check pgjdbc makes at a prepared statement's setter and omnium only at execute. */
+  private static Known checkedAtExecute(String scenario, String key, String pgjdbc,
+      String omnium) {
+    return new Known("driver|datasource|agent", "arguments/prepared-" + scenario, List.of(key),
+        pgjdbc, omnium, "defect, reported: parameters are recorded and applied to pgjdbc's"
+        + " statement when it executes, so an index above the parameter count, an unknown Types"
+        + " value or a value pgjdbc cannot convert fails at execute (with pgjdbc's own error)"
+        + " instead of at the setter (an index below 1 fails at the setter, as on pgjdbc)");
+  }
 
   private KnownDifferences() { }
 

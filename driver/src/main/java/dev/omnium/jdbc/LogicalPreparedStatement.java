@@ -73,16 +73,23 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
       case BATCH:
       case LARGE_BATCH:
         ps.clearBatch();
-        if (batch != null) {
-          for (ParameterLog entry : batch) {
-            entry.applyTo(ps);
-            ps.addBatch();
+        try {
+          if (batch != null) {
+            for (ParameterLog entry : batch) {
+              // a row holds what was set for it: nothing of the row before (clearParameters)
+              ps.clearParameters();
+              entry.applyTo(ps);
+              ps.addBatch();
+            }
           }
-        }
-        if (op == BATCH) {
-          batchResult = ps.executeBatch();
-        } else {
-          largeBatchResult = ps.executeLargeBatch();
+          if (op == BATCH) {
+            batchResult = ps.executeBatch();
+          } else {
+            largeBatchResult = ps.executeLargeBatch();
+          }
+        } finally {
+          // the last row's values must not stand in for parameters cleared since
+          ps.clearParameters();
         }
         return null;
       default:
