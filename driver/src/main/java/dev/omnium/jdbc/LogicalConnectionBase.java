@@ -14,6 +14,7 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLWarning;
 import java.sql.SQLXML;
+import java.sql.Savepoint;
 import java.sql.ShardingKey;
 import java.sql.Statement;
 import java.sql.Struct;
@@ -71,6 +72,12 @@ abstract class LogicalConnectionBase implements Connection {
   abstract String writeTokenRequired();
 
   public abstract void requireWriteToken(String token) throws SQLException;
+
+  /** The session of the current unit of work, bound if need be (describe-only calls). */
+  abstract Connection currentTarget() throws SQLException;
+
+  /** After a failed call on {@code physical}: a session that ended is evicted, never rebound. */
+  abstract void statementFailed(Connection physical, SQLException e);
 
   /**
    * Changes the staleness this connection's read-only work accepts, from its next unit of work.
@@ -460,6 +467,50 @@ abstract class LogicalConnectionBase implements Connection {
   @Override
   public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
     return currentOrPrimary().createStruct(typeName, attributes);
+  }
+
+  // Savepoint calls fail like statements: a session lost there closes this connection (primary)
+  // or ends the read-only transaction, as pgjdbc's connection would be closed.
+
+  @Override
+  public void rollback(Savepoint savepoint) throws SQLException {
+    onSavepointSession(c -> {
+      c.rollback(savepoint);
+      return null;
+    });
+  }
+
+  @Override
+  public Savepoint setSavepoint() throws SQLException {
+    return onSavepointSession(Connection::setSavepoint);
+  }
+
+  @Override
+  public Savepoint setSavepoint(String name) throws SQLException {
+    return onSavepointSession(c -> c.setSavepoint(name));
+  }
+
+  @Override
+  public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+    onSavepointSession(c -> {
+      c.releaseSavepoint(savepoint);
+      return null;
+    });
+  }
+
+  /** A savepoint call on the session of the current unit of work. */
+  private interface SavepointCall<T> {
+    T on(Connection c) throws SQLException;
+  }
+
+  private <T> T onSavepointSession(SavepointCall<T> call) throws SQLException {
+    Connection c = currentTarget();
+    try {
+      return call.on(c);
+    } catch (SQLException e) {
+      statementFailed(c, e);
+      throw SqlStates.asConnectionLost(e);
+    }
   }
 
   @Override
