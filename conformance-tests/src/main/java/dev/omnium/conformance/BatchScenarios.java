@@ -1,7 +1,8 @@
 package dev.omnium.conformance;
 
+import static dev.omnium.conformance.OnConnection.after;
+
 import java.sql.BatchUpdateException;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.util.Arrays;
@@ -11,6 +12,34 @@ final class BatchScenarios {
   private BatchScenarios() { }
 
   /** Records a batch's counts, or its exception and the counts it carries. */
+  /** The setup of most batch scenarios: an empty table t. */
+  static void tableT(Run r) throws Exception {
+    r.table("t");
+  }
+
+  /** @return {@code body} on a transaction opened after {@link #tableT} */
+  static Scenario.Program inTransaction(OnConnection body) {
+    return after(BatchScenarios::tableT, Run::openTransaction, body);
+  }
+
+  /** @return {@code body} on a read-only transaction opened after {@link #tableT} */
+  static Scenario.Program inReadOnlyTransaction(OnConnection body) {
+    return after(BatchScenarios::tableT, Run::openReadOnlyTransaction, body);
+  }
+
+  /** @return the program that runs {@code sql} as one statement batch into t, then shows t */
+  static Scenario.Program statementBatch(String... sql) {
+    return after(BatchScenarios::tableT, (r, c) -> {
+      try (Statement st = c.createStatement()) {
+        for (String s : sql) {
+          st.addBatch(s);
+        }
+        batch(r, "batch", st);
+      }
+      r.rows("t");
+    });
+  }
+
   static void batch(Run r, String key, Statement st) {
     r.call(key, () -> {
       try {
@@ -23,20 +52,9 @@ final class BatchScenarios {
 
   static Scenarios.Group group() {
     return new Scenarios.Group("batches")
-        .add("statement-batch", r -> {
-          r.table("t");
-          Connection c = r.open();
-          try (Statement st = c.createStatement()) {
-            st.addBatch("INSERT INTO t VALUES (1, 'a')");
-            st.addBatch("INSERT INTO t VALUES (2, 'b')");
-            st.addBatch("UPDATE t SET v = 'x'");
-            batch(r, "batch", st);
-          }
-          r.rows("t");
-        })
-        .add("prepared-batch", r -> {
-          r.table("t");
-          Connection c = r.open();
+        .add("statement-batch", statementBatch("INSERT INTO t VALUES (1, 'a')",
+            "INSERT INTO t VALUES (2, 'b')", "UPDATE t SET v = 'x'"))
+        .add("prepared-batch", after(BatchScenarios::tableT, (r, c) -> {
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
             for (int i = 1; i <= 5; i++) {
               ps.setInt(1, i);
@@ -46,21 +64,11 @@ final class BatchScenarios {
             batch(r, "batch", ps);
           }
           r.rows("t");
-        })
-        .add("failing-statement-batch-autocommit", r -> {
-          r.table("t");
-          Connection c = r.open();
-          try (Statement st = c.createStatement()) {
-            st.addBatch("INSERT INTO t VALUES (1, 'a')");
-            st.addBatch("INSERT INTO t VALUES (1, 'dup')");
-            st.addBatch("INSERT INTO t VALUES (2, 'b')");
-            batch(r, "batch", st);
-          }
-          r.rows("t");
-        })
-        .add("failed-batch-is-emptied", r -> {
-          r.table("t");
-          Connection c = r.open();
+        }))
+        .add("failing-statement-batch-autocommit", statementBatch(
+            "INSERT INTO t VALUES (1, 'a')", "INSERT INTO t VALUES (1, 'dup')",
+            "INSERT INTO t VALUES (2, 'b')"))
+        .add("failed-batch-is-emptied", after(BatchScenarios::tableT, (r, c) -> {
           try (Statement st = c.createStatement()) {
             st.addBatch("INSERT INTO t VALUES (1, 'a')");
             st.addBatch("INSERT INTO t VALUES (1, 'dup')");
@@ -70,10 +78,8 @@ final class BatchScenarios {
             batch(r, "third", st);
           }
           r.rows("t");
-        })
-        .add("failed-prepared-batch-is-emptied", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
+        }))
+        .add("failed-prepared-batch-is-emptied", inTransaction((r, c) -> {
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
             ps.setInt(1, 1);
             ps.setString(2, "a");
@@ -91,20 +97,16 @@ final class BatchScenarios {
             r.act("commit", c::commit);
           }
           r.rows("t");
-        })
-        .add("clear-batch", r -> {
-          r.table("t");
-          Connection c = r.open();
+        }))
+        .add("clear-batch", after(BatchScenarios::tableT, (r, c) -> {
           try (Statement st = c.createStatement()) {
             st.addBatch("INSERT INTO t VALUES (1, 'a')");
             st.clearBatch();
             batch(r, "empty", st);
           }
           r.rows("t");
-        })
-        .add("batch-in-transaction-rolled-back", r -> {
-          r.table("t");
-          Connection c = r.openTransaction();
+        }))
+        .add("batch-in-transaction-rolled-back", inTransaction((r, c) -> {
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO t VALUES (?, 'x')")) {
             for (int i = 1; i <= 3; i++) {
               ps.setInt(1, i);
@@ -115,20 +117,9 @@ final class BatchScenarios {
           r.activity("in-transaction");
           r.act("rollback", c::rollback);
           r.rows("t");
-        })
-        .add("batch-with-select", r -> {
-          r.table("t");
-          Connection c = r.open();
-          try (Statement st = c.createStatement()) {
-            st.addBatch("INSERT INTO t VALUES (1, 'a')");
-            st.addBatch("SELECT 1");
-            batch(r, "batch", st);
-          }
-          r.rows("t");
-        })
-        .add("large-batch", r -> {
-          r.table("t");
-          Connection c = r.open();
+        }))
+        .add("batch-with-select", statementBatch("INSERT INTO t VALUES (1, 'a')", "SELECT 1"))
+        .add("large-batch", after(BatchScenarios::tableT, (r, c) -> {
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO t VALUES (?, 'x')")) {
             for (int i = 1; i <= 3; i++) {
               ps.setInt(1, i);
@@ -137,16 +128,14 @@ final class BatchScenarios {
             r.call("large", () -> Arrays.toString(ps.executeLargeBatch()));
           }
           r.rows("t");
-        })
-        .add("batch-in-read-only-transaction", r -> {
-          r.table("t");
-          Connection c = r.openReadOnlyTransaction();
+        }))
+        .add("batch-in-read-only-transaction", inReadOnlyTransaction((r, c) -> {
           try (Statement st = c.createStatement()) {
             st.addBatch("INSERT INTO t VALUES (1, 'a')");
             batch(r, "batch", st);
           }
           r.act("rollback", c::rollback);
           r.rows("t");
-        });
+        }));
   }
 }

@@ -1,5 +1,7 @@
 package dev.omnium.conformance;
 
+import static dev.omnium.conformance.OnConnection.after;
+
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -35,6 +37,34 @@ final class CursorScenarios {
     };
   }
 
+  /** Makes the statement of a scenario. */
+  @FunctionalInterface
+  interface StatementOf {
+    Statement of(Connection c) throws Exception;
+  }
+
+  /**
+   * The first row of a transaction's result, its commit, then the rest of the result
+   * ({@code fetchSize} rows a fetch), then, if asked, one more commit.
+   */
+  static Scenario.Program rowsAcrossCommit(StatementOf statement, int fetchSize,
+      boolean commitAgain) {
+    return r -> {
+      ten(r);
+      Connection c = r.openTransaction();
+      Statement st = statement.of(c);
+      st.setFetchSize(fetchSize);
+      ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id");
+      r.call("first", () -> rs.next() ? rs.getInt(1) : -1);
+      r.act("commit", c::commit);
+      r.call("rest", () -> Run.renderRows(rs));
+      st.close();
+      if (commitAgain) {
+        c.commit();
+      }
+    };
+  }
+
   static Scenarios.Group group() {
     return new Scenarios.Group("cursors")
         .add("fetch-size-in-transaction", r -> {
@@ -58,28 +88,14 @@ final class CursorScenarios {
           }
           c.commit();
         })
-        .add("fetch-size-autocommit", r -> {
-          ten(r);
-          Connection c = r.open();
+        .add("fetch-size-autocommit", after(CursorScenarios::ten, (r, c) -> {
           try (Statement st = c.createStatement()) {
             st.setFetchSize(2);
             r.call("rows", () -> Run.renderRows(st.executeQuery("SELECT id FROM t ORDER BY id")));
           }
-        })
-        .add("cursor-across-commit", r -> {
-          ten(r);
-          Connection c = r.openTransaction();
-          Statement st = c.createStatement();
-          st.setFetchSize(2);
-          ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id");
-          r.call("first", () -> rs.next() ? rs.getInt(1) : -1);
-          r.act("commit", c::commit);
-          r.call("rest", () -> Run.renderRows(rs));
-          st.close();
-        })
-        .add("scrollable", r -> {
-          ten(r);
-          Connection c = r.open();
+        }))
+        .add("cursor-across-commit", rowsAcrossCommit(Connection::createStatement, 2, false))
+        .add("scrollable", after(CursorScenarios::ten, (r, c) -> {
           try (Statement st = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE,
               ResultSet.CONCUR_READ_ONLY);
                   ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id")) {
@@ -92,20 +108,16 @@ final class CursorScenarios {
             r.act("before-first", rs::beforeFirst);
             r.call("first-next", () -> rs.next() ? rs.getInt(1) : -1);
           }
-        })
-        .add("forward-only-previous", r -> {
-          ten(r);
-          Connection c = r.open();
+        }))
+        .add("forward-only-previous", after(CursorScenarios::ten, (r, c) -> {
           try (Statement st = c.createStatement();
               ResultSet rs = st.executeQuery("SELECT id FROM t")) {
             rs.next();
             r.call("previous", rs::previous);
             r.call("absolute", () -> rs.absolute(1));
           }
-        })
-        .add("updatable-update-row", r -> {
-          ten(r);
-          Connection c = r.open();
+        }))
+        .add("updatable-update-row", after(CursorScenarios::ten, (r, c) -> {
           try (Statement st = c.createStatement(ResultSet.TYPE_FORWARD_ONLY,
               ResultSet.CONCUR_UPDATABLE);
                   ResultSet rs = st.executeQuery("SELECT id, v FROM t WHERE id <= 2")) {
@@ -116,10 +128,8 @@ final class CursorScenarios {
             }
           }
           r.rows("t");
-        })
-        .add("updatable-insert-delete", r -> {
-          ten(r);
-          Connection c = r.open();
+        }))
+        .add("updatable-insert-delete", after(CursorScenarios::ten, (r, c) -> {
           try (Statement st = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE,
               ResultSet.CONCUR_UPDATABLE); ResultSet rs = st.executeQuery("SELECT id, v FROM t")) {
             r.act("insert", () -> {
@@ -135,7 +145,7 @@ final class CursorScenarios {
             });
           }
           r.rows("t");
-        })
+        }))
         .add("updatable-in-read-only-transaction", r -> {
           ten(r);
           Connection c = r.openReadOnlyTransaction();
@@ -167,19 +177,9 @@ final class CursorScenarios {
           }
           r.act("set-bad", () -> c.setHoldability(42));
         })
-        .add("hold-cursor-over-commit", r -> {
-          ten(r);
-          Connection c = r.openTransaction();
-          Statement st = c.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY,
-              ResultSet.HOLD_CURSORS_OVER_COMMIT);
-          st.setFetchSize(3);
-          ResultSet rs = st.executeQuery("SELECT id FROM t ORDER BY id");
-          r.call("first", () -> rs.next() ? rs.getInt(1) : -1);
-          r.act("commit", c::commit);
-          r.call("rest", () -> Run.renderRows(rs));
-          st.close();
-          c.commit();
-        })
+        .add("hold-cursor-over-commit", rowsAcrossCommit(c -> c.createStatement(
+            ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY,
+            ResultSet.HOLD_CURSORS_OVER_COMMIT), 3, true))
         .add("read-only-result-after-commit", readOnlyResultAfter((r, c, rs) -> {
           r.call("first", () -> rs.next() ? rs.getInt(1) : -1);
           r.act("commit", c::commit);

@@ -1,5 +1,7 @@
 package dev.omnium.conformance;
 
+import static dev.omnium.conformance.OnConnection.after;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,29 +25,23 @@ final class GeneratedKeyScenarios {
 
   static Scenarios.Group group() {
     return new Scenarios.Group("generated-keys")
-        .add("statement-return-generated-keys", r -> {
-          serial(r);
-          Connection c = r.open();
+        .add("statement-return-generated-keys", after(GeneratedKeyScenarios::serial, (r, c) -> {
           try (Statement st = c.createStatement()) {
             r.call("count", () -> st.executeUpdate("INSERT INTO g (v) VALUES ('a')",
                 Statement.RETURN_GENERATED_KEYS));
             r.call("keys", () -> keys(st));
           }
           r.rows("g");
-        })
-        .add("prepared-column-names", r -> {
-          serial(r);
-          Connection c = r.open();
+        }))
+        .add("prepared-column-names", after(GeneratedKeyScenarios::serial, (r, c) -> {
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO g (v) VALUES (?)",
               new String[] {"id", "d"})) {
             ps.setString(1, "a");
             r.call("count", ps::executeUpdate);
             r.call("keys", () -> keys(ps));
           }
-        })
-        .add("prepared-column-indexes", r -> {
-          serial(r);
-          Connection c = r.open();
+        }))
+        .add("prepared-column-indexes", after(GeneratedKeyScenarios::serial, (r, c) -> {
           r.call("prepare", () -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO g (v) VALUES ('a')",
                 new int[] {1})) {
@@ -54,10 +50,8 @@ final class GeneratedKeyScenarios {
             }
           });
           r.rows("g");
-        })
-        .add("batch-generated-keys", r -> {
-          serial(r);
-          Connection c = r.open();
+        }))
+        .add("batch-generated-keys", after(GeneratedKeyScenarios::serial, (r, c) -> {
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO g (v) VALUES (?)",
               Statement.RETURN_GENERATED_KEYS)) {
             for (String v : new String[] {"a", "b", "c"}) {
@@ -67,27 +61,21 @@ final class GeneratedKeyScenarios {
             r.call("batch", () -> Arrays.toString(ps.executeBatch()));
             r.call("keys", () -> keys(ps));
           }
-        })
-        .add("returning-execute-query", r -> {
-          serial(r);
-          Connection c = r.open();
+        }))
+        .add("returning-execute-query", after(GeneratedKeyScenarios::serial, (r, c) -> {
           r.q("returning", c, "INSERT INTO g (v) VALUES ('a'), ('b') RETURNING id, v");
           r.rows("g");
-        })
-        .add("keys-not-requested", r -> {
-          serial(r);
-          Connection c = r.open();
+        }))
+        .add("keys-not-requested", after(GeneratedKeyScenarios::serial, (r, c) -> {
           try (Statement st = c.createStatement()) {
             r.call("count", () -> st.executeUpdate("INSERT INTO g (v) VALUES ('a')"));
             r.call("keys", () -> keys(st));
           }
-        })
-        .add("returning-execute", r -> {
-          serial(r);
-          Connection c = r.open();
+        }))
+        .add("returning-execute", after(GeneratedKeyScenarios::serial, (r, c) -> {
           r.u("execute", c, "INSERT INTO g (v) VALUES ('x') RETURNING d");
           r.rows("g");
-        })
+        }))
         .add("generated-keys-in-transaction", r -> {
           serial(r);
           Connection c = r.openTransaction();

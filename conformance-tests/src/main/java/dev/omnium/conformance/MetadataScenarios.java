@@ -1,5 +1,7 @@
 package dev.omnium.conformance;
 
+import static dev.omnium.conformance.OnConnection.opened;
+
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
@@ -29,8 +31,7 @@ final class MetadataScenarios {
 
   static Scenarios.Group group() {
     return new Scenarios.Group("metadata")
-        .add("product", r -> {
-          Connection c = r.open();
+        .add("product", opened((r, c) -> {
           DatabaseMetaData md = c.getMetaData();
           r.call("product", md::getDatabaseProductName);
           r.call("major", md::getDatabaseMajorVersion);
@@ -38,7 +39,7 @@ final class MetadataScenarios {
           r.call("user", md::getUserName);
           r.call("read-only", md::isReadOnly);
           r.call("identifier-quote", md::getIdentifierQuoteString);
-        })
+        }))
         .add("capabilities", r -> {
           DatabaseMetaData md = r.open().getMetaData();
           r.call("transactions", md::supportsTransactions);
@@ -69,8 +70,7 @@ final class MetadataScenarios {
           r.call("index", () -> rows(md.getIndexInfo(null, "public", "md_items", false, false),
               "INDEX_NAME", "COLUMN_NAME", "NON_UNIQUE"));
         })
-        .add("metadata-connection-identity", r -> {
-          Connection c = r.open();
+        .add("metadata-connection-identity", opened((r, c) -> {
           DatabaseMetaData md = c.getMetaData();
           r.call("connection", () -> md.getConnection() == c);
           r.call("rs-statement", () -> {
@@ -78,7 +78,7 @@ final class MetadataScenarios {
               return rs.getStatement() == null ? "null" : rs.getStatement().getConnection() == c;
             }
           });
-        })
+        }))
         .add("metadata-on-read-only", r -> {
           table(r);
           Connection c = r.open();
@@ -101,12 +101,11 @@ final class MetadataScenarios {
           r.call("after-rollback", () -> rows(md.getTables(null, "public", "md_tx_only", null),
               "TABLE_NAME"));
         })
-        .add("metadata-after-close", r -> {
-          Connection c = r.open();
+        .add("metadata-after-close", opened((r, c) -> {
           DatabaseMetaData md = c.getMetaData();
           c.close();
           r.call("tables", () -> rows(md.getTables(null, "public", "%", null), "TABLE_NAME"));
-        })
+        }))
         .add("url-and-driver", r -> {
           DatabaseMetaData md = r.open().getMetaData();
           r.call("url-prefix", () -> md.getURL().startsWith("jdbc:"));

@@ -1,5 +1,7 @@
 package dev.omnium.conformance;
 
+import static dev.omnium.conformance.OnConnection.opened;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -78,14 +80,30 @@ final class ResultScenarios {
     };
   }
 
+  /** Closes what an open result depends on: its connection or its statement. */
+  @FunctionalInterface
+  interface Closing {
+    void close(Connection c, Statement st) throws Exception;
+  }
+
+  /** {@code SELECT 1}'s open result after {@code closing}: is it closed, does next() work. */
+  static Scenario.Program resultAfter(Closing closing, String closedKey, String nextKey) {
+    return opened((r, c) -> {
+      Statement st = c.createStatement();
+      ResultSet rs = st.executeQuery("SELECT 1");
+      closing.close(c, st);
+      r.call(closedKey, rs::isClosed);
+      r.call(nextKey, rs::next);
+    });
+  }
+
   static Scenarios.Group group() {
     return new Scenarios.Group("results")
-        .add("multiple-selects", r -> {
-          Connection c = r.open();
+        .add("multiple-selects", opened((r, c) -> {
           try (Statement st = c.createStatement()) {
             r.call("walk", () -> walk(st, st.execute("SELECT 1; SELECT 2, 3")));
           }
-        })
+        }))
         .add("update-then-select", r -> {
           r.table("t");
           Connection c = r.open();
@@ -104,16 +122,14 @@ final class ResultScenarios {
           r.call("more-again", st::getMoreResults);
           r.call("count", st::getUpdateCount);
         }))
-        .add("update-count-of-select", r -> {
-          Connection c = r.open();
+        .add("update-count-of-select", opened((r, c) -> {
           try (Statement st = c.createStatement()) {
             r.call("execute", () -> st.execute("SELECT 1"));
             r.call("count", st::getUpdateCount);
             r.call("large-count", st::getLargeUpdateCount);
           }
-        })
-        .add("close-on-completion", r -> {
-          Connection c = r.open();
+        }))
+        .add("close-on-completion", opened((r, c) -> {
           Statement st = c.createStatement();
           r.call("default", st::isCloseOnCompletion);
           st.closeOnCompletion();
@@ -123,17 +139,10 @@ final class ResultScenarios {
           rs.close();
           r.call("after-rs-close", st::isClosed);
           r.call("execute-after", () -> st.executeQuery("SELECT 2") != null);
-        })
-        .add("statement-close-closes-results", r -> {
-          Connection c = r.open();
-          Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT 1");
-          st.close();
-          r.call("rs-closed", rs::isClosed);
-          r.call("rs-next", rs::next);
-        })
-        .add("identities", r -> {
-          Connection c = r.open();
+        }))
+        .add("statement-close-closes-results",
+            resultAfter((c, st) -> st.close(), "rs-closed", "rs-next"))
+        .add("identities", opened((r, c) -> {
           try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT 1")) {
             r.call("st.connection", () -> st.getConnection() == c);
             r.call("rs.statement", () -> rs.getStatement() == st);
@@ -147,24 +156,22 @@ final class ResultScenarios {
               r.call("ps.rs.statement", () -> rs.getStatement() == ps);
             }
           }
-        })
-        .add("max-rows", r -> {
-          Connection c = r.open();
+        }))
+        .add("max-rows", opened((r, c) -> {
           try (Statement st = c.createStatement()) {
             st.setMaxRows(3);
             r.call("get", st::getMaxRows);
             r.call("rows", () -> Run.renderRows(st.executeQuery("SELECT generate_series(1, 10)")));
           }
-        })
-        .add("query-timeout", r -> {
-          Connection c = r.open();
+        }))
+        .add("query-timeout", opened((r, c) -> {
           try (Statement st = c.createStatement()) {
             st.setQueryTimeout(1);
             r.call("get", st::getQueryTimeout);
             r.call("sleep", () -> st.execute("SELECT pg_sleep(30)"));
             r.call("after", () -> Run.renderRows(st.executeQuery("SELECT 'alive'")));
           }
-        })
+        }))
         .add("execute-query-without-result", r -> {
           r.table("t");
           Connection c = r.open();
@@ -173,12 +180,11 @@ final class ResultScenarios {
           }
           r.rows("t");
         })
-        .add("execute-update-with-result", r -> {
-          Connection c = r.open();
+        .add("execute-update-with-result", opened((r, c) -> {
           try (Statement st = c.createStatement()) {
             r.call("update", () -> st.executeUpdate("SELECT 1"));
           }
-        })
+        }))
         .add("result-after-other-statement", resultAfterOtherStatement(false))
         .add("read-only-result-after-other-statement", resultAfterOtherStatement(true));
   }

@@ -46,6 +46,7 @@ public final class Scenarios {
     all.addAll(TransitionScenarios.group().scenarios());
     all.addAll(SessionStateScenarios.group().scenarios());
     all.addAll(LostSessionScenarios.group().scenarios());
+    all.addAll(ArgumentScenarios.group().scenarios());
     Set<String> ids = new HashSet<>();
     for (Scenario s : all) {
       if (!ids.add(s.id())) {

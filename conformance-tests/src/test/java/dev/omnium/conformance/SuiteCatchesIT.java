@@ -10,6 +10,7 @@ import java.sql.DriverManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,23 +56,33 @@ class SuiteCatchesIT {
     return r;
   }
 
+  /**
+   * Compares each scenario {@code which} selects on two sides; returns, by id, those that differ
+   * (with {@code strict}, also those that agree only through a listed difference).
+   */
+  static List<String> differing(String mode, Predicate<Scenario> which, Source a, Source b,
+      boolean strict) throws Exception {
+    List<String> differ = new ArrayList<>();
+    for (Scenario s : Scenarios.all()) {
+      if (!which.test(s)) {
+        continue;
+      }
+      Comparison.Result r = compare(mode, s, a, b);
+      if (!r.agrees() || strict && !r.known().isEmpty()) {
+        differ.add(s.id() + ": " + r.mismatches() + (strict ? r.known() : ""));
+      }
+    }
+    return differ;
+  }
+
   @Test
   void aWrapperThatSilentlyRebindsALostSessionIsCaught() throws Exception {
     Sides.Opener plain = direct("conf-plain");
     Sides.Opener broken = direct("conf-broken");
-    List<String> caught = new ArrayList<>();
-    int scenarios = 0;
-    for (Scenario s : Scenarios.all()) {
-      if (!s.group().equals("lost-session")) {
-        continue;
-      }
-      scenarios++;
-      Comparison.Result r = compare("broken", s, new Sides.Named("conf-plain", plain),
-          new Sides.Named("conf-broken", () -> SilentlyRebindingConnection.open(broken)));
-      if (!r.agrees()) {
-        caught.add(s.id() + ": " + r.mismatches());
-      }
-    }
+    Predicate<Scenario> lostSession = s -> s.group().equals("lost-session");
+    long scenarios = Scenarios.all().stream().filter(lostSession).count();
+    List<String> caught = differing("broken", lostSession, new Sides.Named("conf-plain", plain),
+        new Sides.Named("conf-broken", () -> SilentlyRebindingConnection.open(broken)), false);
     System.out.println("[conformance] mode broken (silently rebinding wrapper): " + scenarios
         + " lost-session scenarios, " + caught.size() + " differ from pgjdbc:\n  "
         + String.join("\n  ", caught));
@@ -86,16 +97,9 @@ class SuiteCatchesIT {
   void pgjdbcAgreesWithItself() throws Exception {
     Sides.Opener a = direct("conf-self-a");
     Sides.Opener b = direct("conf-self-b");
-    List<String> differ = new ArrayList<>();
-    int n = 0;
-    for (Scenario s : Scenarios.all()) {
-      Comparison.Result r = compare("pgjdbc-again", s, new Sides.Named("conf-self-a", a),
-          new Sides.Named("conf-self-b", b));
-      if (!r.agrees() || !r.known().isEmpty()) {
-        differ.add(s.id() + ": " + r.mismatches() + r.known());
-      }
-      n++;
-    }
+    int n = Scenarios.all().size();
+    List<String> differ = differing("pgjdbc-again", s -> true, new Sides.Named("conf-self-a", a),
+        new Sides.Named("conf-self-b", b), true);
     System.out.println("[conformance] mode pgjdbc-again: " + n + " scenarios, " + differ.size()
         + " differ");
     assertEquals(List.of(), differ, "pgjdbc must agree with itself on every scenario");

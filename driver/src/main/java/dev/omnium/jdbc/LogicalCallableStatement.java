@@ -29,8 +29,8 @@ abstract class LogicalCallableStatement extends LogicalPreparedStatement
   final CallableStatement callable() throws SQLException {
     checkOpen();
     if (physical == null) {
-      throw new SQLException(
-          "No function outputs were registered or the statement has not run yet.", "HY000");
+      throw PgjdbcErrors.notInState(
+          "Results cannot be retrieved from a CallableStatement before it is executed.");
     }
     return (CallableStatement) physical;
   }

@@ -14,14 +14,18 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLWarning;
 import java.sql.SQLXML;
+import java.sql.Savepoint;
 import java.sql.ShardingKey;
 import java.sql.Statement;
 import java.sql.Struct;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.PSQLState;
 
 /**
  * The part of a logical connection that needs no routing decision: statement factories, the JDBC
@@ -68,6 +72,12 @@ abstract class LogicalConnectionBase implements Connection {
   abstract String writeTokenRequired();
 
   public abstract void requireWriteToken(String token) throws SQLException;
+
+  /** The session of the current unit of work, bound if need be (describe-only calls). */
+  abstract Connection currentTarget() throws SQLException;
+
+  /** After a failed call on {@code physical}: a session that ended is evicted, never rebound. */
+  abstract void statementFailed(Connection physical, SQLException e);
 
   /**
    * Changes the staleness this connection's read-only work accepts, from its next unit of work.
@@ -201,6 +211,12 @@ abstract class LogicalConnectionBase implements Connection {
       throw PgjdbcErrors.activeTransaction("Cannot change transaction isolation level in the"
           + " middle of a transaction.");
     }
+    if (level != TRANSACTION_READ_UNCOMMITTED && level != TRANSACTION_READ_COMMITTED
+        && level != TRANSACTION_REPEATABLE_READ && level != TRANSACTION_SERIALIZABLE) {
+      // pgjdbc refuses at the call; recorded, the level would fail every later statement
+      throw new PSQLException("Transaction isolation level " + level + " not supported.",
+          PSQLState.NOT_IMPLEMENTED);
+    }
     state.isolation = level;
     changed(SessionState.ISOLATION);
   }
@@ -312,6 +328,8 @@ abstract class LogicalConnectionBase implements Connection {
 
   @Override
   public void setClientInfo(String name, String value) throws SQLClientInfoException {
+    SQLClientInfoException closed = closedForClientInfo(List.of(name));
+    if (closed != null) throw closed;
     try {
       if (OmniumConnection.WRITE_TOKEN_CLIENT_INFO.equals(name)) {
         checkOpen();
@@ -330,6 +348,8 @@ abstract class LogicalConnectionBase implements Connection {
 
   @Override
   public void setClientInfo(Properties properties) throws SQLClientInfoException {
+    SQLClientInfoException closed = closedForClientInfo(properties.stringPropertyNames());
+    if (closed != null) throw closed;
     try {
       checkOpen();
       state.putClientInfo(properties);
@@ -338,6 +358,16 @@ abstract class LogicalConnectionBase implements Connection {
       throw e;
     } catch (SQLException e) {
       throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), null, e);
+    }
+  }
+
+  /** pgjdbc's answer to setClientInfo on a closed connection, or null when open. */
+  private SQLClientInfoException closedForClientInfo(Iterable<String> names) {
+    try {
+      checkOpen();
+      return null;
+    } catch (SQLException e) {
+      return PgjdbcErrors.clientInfoOnClosed(names, e);
     }
   }
 
@@ -437,6 +467,50 @@ abstract class LogicalConnectionBase implements Connection {
   @Override
   public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
     return currentOrPrimary().createStruct(typeName, attributes);
+  }
+
+  // Savepoint calls fail like statements: a session lost there closes this connection (primary)
+  // or ends the read-only transaction, as pgjdbc's connection would be closed.
+
+  @Override
+  public void rollback(Savepoint savepoint) throws SQLException {
+    onSavepointSession(c -> {
+      c.rollback(savepoint);
+      return null;
+    });
+  }
+
+  @Override
+  public Savepoint setSavepoint() throws SQLException {
+    return onSavepointSession(Connection::setSavepoint);
+  }
+
+  @Override
+  public Savepoint setSavepoint(String name) throws SQLException {
+    return onSavepointSession(c -> c.setSavepoint(name));
+  }
+
+  @Override
+  public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+    onSavepointSession(c -> {
+      c.releaseSavepoint(savepoint);
+      return null;
+    });
+  }
+
+  /** A savepoint call on the session of the current unit of work. */
+  private interface SavepointCall<T> {
+    T on(Connection c) throws SQLException;
+  }
+
+  private <T> T onSavepointSession(SavepointCall<T> call) throws SQLException {
+    Connection c = currentTarget();
+    try {
+      return call.on(c);
+    } catch (SQLException e) {
+      statementFailed(c, e);
+      throw SqlStates.asConnectionLost(e);
+    }
   }
 
   @Override

@@ -1,5 +1,8 @@
 package dev.omnium.jdbc;
 
+import java.io.InputStream;
+import java.sql.Blob;
+import java.sql.Clob;
 import java.sql.Connection;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
@@ -7,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.util.ArrayList;
 
 /**
@@ -69,16 +73,23 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
       case BATCH:
       case LARGE_BATCH:
         ps.clearBatch();
-        if (batch != null) {
-          for (ParameterLog entry : batch) {
-            entry.applyTo(ps);
-            ps.addBatch();
+        try {
+          if (batch != null) {
+            for (ParameterLog entry : batch) {
+              // a row holds what was set for it: nothing of the row before (clearParameters)
+              ps.clearParameters();
+              entry.applyTo(ps);
+              ps.addBatch();
+            }
           }
-        }
-        if (op == BATCH) {
-          batchResult = ps.executeBatch();
-        } else {
-          largeBatchResult = ps.executeLargeBatch();
+          if (op == BATCH) {
+            batchResult = ps.executeBatch();
+          } else {
+            largeBatchResult = ps.executeLargeBatch();
+          }
+        } finally {
+          // the last row's values must not stand in for parameters cleared since
+          ps.clearParameters();
         }
         return null;
       default:
@@ -128,6 +139,29 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     }
   }
 
+  /**
+   * pgjdbc refuses an index below 1 at the setter (22023); an index above the statement's
+   * parameter count is refused when the statement executes.
+   */
+  final void checkIndex(int index) throws SQLException {
+    if (index < 1) {
+      throw PgjdbcErrors.invalidParameter("The column index is out of range: " + index + ".");
+    }
+  }
+
+  /** {@code setObject(index, value, targetSqlType)}: pgjdbc makes a large object of these. */
+  final void checkLargeObject(Object value, int targetSqlType) throws SQLException {
+    if ((targetSqlType == Types.BLOB && (value instanceof Blob || value instanceof InputStream))
+        || (targetSqlType == Types.CLOB && value instanceof Clob)) {
+      checkLargeObject(value);
+    }
+  }
+
+  /** {@code setObject(index, value)}: pgjdbc sets a Blob or Clob as a large object. */
+  final void checkUntypedLargeObject(Object value) throws SQLException {
+    if (value instanceof Blob || value instanceof Clob) checkLargeObject(value);
+  }
+
   final PreparedStatement described() throws SQLException {
     checkOpen();
     return (PreparedStatement) physicalFor(conn.currentTarget());
@@ -169,22 +203,10 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
   }
 
   @Override
-  public void clearBatch() throws SQLException {
+  public void addBatch(String sqlArg) throws SQLException {
     checkOpen();
-    if (batch != null) batch.clear();
-    if (physical != null) physical.clearBatch();
-  }
-
-  @Override
-  public int[] executeBatch() throws SQLException {
-    run(BATCH, null, UNSET, null, null);
-    return batchResult;
-  }
-
-  @Override
-  public long[] executeLargeBatch() throws SQLException {
-    run(LARGE_BATCH, null, UNSET, null, null);
-    return largeBatchResult;
+    throw PgjdbcErrors.wrongObjectType("Can't use query methods that take a query string on a"
+        + " PreparedStatement.");
   }
 
   @Override

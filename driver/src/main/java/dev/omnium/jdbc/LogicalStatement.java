@@ -186,7 +186,7 @@ class LogicalStatement implements Statement {
     }
   }
 
-  /** After executeBatch, whatever its outcome: the batch is empty. */
+  /** After executeBatch, whatever its outcome, and on clearBatch(): the batch is empty. */
   void batchDone() {
     if (batch != null) batch.clear();
   }
@@ -350,9 +350,9 @@ class LogicalStatement implements Statement {
 
   @Override
   public void clearBatch() throws SQLException {
-    checkOpen();
-    if (batch != null) batch.clear();
-    if (physical != null) physical.clearBatch();
+    // pgjdbc empties the batch without a state check, also on a closed statement
+    batchDone();
+    if (!closed && physical != null) physical.clearBatch();
   }
 
   @Override
@@ -419,15 +419,16 @@ class LogicalStatement implements Statement {
   @Override
   public ResultSet getGeneratedKeys() throws SQLException {
     checkOpen();
-    if (physical == null) throw new SQLException("No results were returned by the query.", "02000");
-    return wrap(physical.getGeneratedKeys());
+    // before any execute pgjdbc answers with an empty result set of its own: ask it for one
+    Statement s = physical != null ? physical : physicalFor(conn.currentTarget());
+    return wrap(s.getGeneratedKeys());
   }
 
   // ---------------------------------------------------------------- settings
+  // pgjdbc reads and sets most of these without checking that the statement is open
 
   @Override
   public int getMaxFieldSize() throws SQLException {
-    checkOpen();
     return settings.maxFieldSize == UNSET ? 0 : settings.maxFieldSize;
   }
 
@@ -448,18 +449,17 @@ class LogicalStatement implements Statement {
   }
 
   @Override
-  public void setMaxRows(int max) throws SQLException {
-    setLargeMaxRows(max);
-  }
-
-  @Override
   public long getLargeMaxRows() throws SQLException {
-    checkOpen();
-    return settings.maxRows == UNSET ? 0 : settings.maxRows;
+    throw PgjdbcErrors.notImplemented("getLargeMaxRows");
   }
 
   @Override
   public void setLargeMaxRows(long max) throws SQLException {
+    throw PgjdbcErrors.notImplemented("setLargeMaxRows");
+  }
+
+  @Override
+  public void setMaxRows(int max) throws SQLException {
     checkOpen();
     if (max < 0) throw PgjdbcErrors.invalidParameter("Maximum number of rows must be a value"
         + " greater than or equal to 0.");
@@ -506,8 +506,8 @@ class LogicalStatement implements Statement {
 
   @Override
   public void clearWarnings() throws SQLException {
-    checkOpen();
-    if (physical != null) physical.clearWarnings();
+    // pgjdbc clears without a state check, also on a closed statement
+    if (!closed && physical != null) physical.clearWarnings();
   }
 
   @Override
@@ -520,15 +520,18 @@ class LogicalStatement implements Statement {
 
   @Override
   public void setFetchDirection(int direction) throws SQLException {
-    checkOpen();
-    if (physical != null) physical.setFetchDirection(direction);
+    // pgjdbc checks the constant at the call, not whether the statement is open
+    if (direction != ResultSet.FETCH_FORWARD && direction != ResultSet.FETCH_REVERSE
+        && direction != ResultSet.FETCH_UNKNOWN) {
+      throw PgjdbcErrors.invalidParameter("Invalid fetch direction constant: " + direction + ".");
+    }
+    if (!closed && physical != null) physical.setFetchDirection(direction);
     settings = settings.writable();
     settings.fetchDirection = direction;
   }
 
   @Override
   public int getFetchDirection() throws SQLException {
-    checkOpen();
     return settings.fetchDirection == UNSET ? ResultSet.FETCH_FORWARD : settings.fetchDirection;
   }
 
@@ -545,25 +548,21 @@ class LogicalStatement implements Statement {
 
   @Override
   public int getFetchSize() throws SQLException {
-    checkOpen();
     return settings.fetchSize == UNSET ? 0 : settings.fetchSize;
   }
 
   @Override
   public int getResultSetConcurrency() throws SQLException {
-    checkOpen();
     return resultSetConcurrency;
   }
 
   @Override
   public int getResultSetType() throws SQLException {
-    checkOpen();
     return resultSetType;
   }
 
   @Override
   public int getResultSetHoldability() throws SQLException {
-    checkOpen();
     return resultSetHoldability == UNSET ? conn.state.holdability() : resultSetHoldability;
   }
 
@@ -583,21 +582,18 @@ class LogicalStatement implements Statement {
 
   @Override
   public void closeOnCompletion() throws SQLException {
-    checkOpen();
-    if (physical != null) physical.closeOnCompletion();
+    if (!closed && physical != null) physical.closeOnCompletion();
     settings = settings.writable();
     settings.closeOnCompletion = true;
   }
 
   @Override
   public boolean isCloseOnCompletion() throws SQLException {
-    checkOpen();
     return settings.closeOnCompletion;
   }
 
   @Override
   public Connection getConnection() throws SQLException {
-    checkOpen();
     return conn;
   }
 
@@ -640,7 +636,9 @@ class LogicalStatement implements Statement {
   @Override
   public <T> T unwrap(Class<T> iface) throws SQLException {
     if (iface.isInstance(this)) return iface.cast(this);
-    checkOpen();
+    // pgjdbc's statement unwraps to what it is, open or closed; a closed one here has no
+    // physical statement left to answer
+    if (closed) throw new SQLException("Cannot unwrap to " + iface.getName());
     return physicalFor(conn.currentTarget()).unwrap(iface);
   }
 

@@ -2,7 +2,6 @@ package dev.omnium.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -41,9 +40,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
   /** Why this connection closed itself: its primary session was lost. */
   private volatile SQLException lost;
 
-  /** Read-your-writes: the last position this connection committed, and the one it must see. */
-  private long lastWriteLsn;
-  private long requiredLsn;
+  /** Read-your-writes: what this connection committed, and what its reads must see. */
+  private final ConnectionWrites writes;
 
   private boolean readOnly;
   private volatile boolean closed;
@@ -55,6 +53,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     this.maxAgeNanos = maxAgeNanos;
     this.fallbackOnly = fallbackOnly;
     this.reads = new ReadBindings(router, primarySource);
+    this.writes = new ConnectionWrites(router.writePositions);
   }
 
   // ---------------------------------------------------------------- routing
@@ -82,6 +81,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   /** Like {@link #beginStatement()} for describe-only calls, which do not count as statements. */
+  @Override
   Connection currentTarget() throws SQLException {
     checkOpen();
     return readOnly ? routeRead() : bindPrimary();
@@ -90,7 +90,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   private Connection routeRead() throws SQLException {
     reads.releaseUnused(statements);
     long now = System.nanoTime();
-    long mustSee = requiredPosition(now);
+    long mustSee = writes.requiredPosition(now);
     // PostgreSQL refuses serializable transactions on a standby: those reads use the fallback.
     boolean primaryOnly = fallbackOnly || state.isolation == TRANSACTION_SERIALIZABLE;
     Connection bound = reads.connection();
@@ -117,44 +117,14 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
   }
 
-  /** Read-your-writes: the WAL position this unit of work must see, 0 when none (no cost then). */
-  private long requiredPosition(long nowNanos) {
-    long thread = router.writePositions.requiredForThisThread(nowNanos);
-    long own = requiredLsn;
-    return Long.compareUnsigned(thread, own) >= 0 ? thread : own;
-  }
-
-  /**
-   * Read-your-writes after an autocommit write: where the primary's WAL ends now (one query; the
-   * statement already committed, so this never fails it).
-   */
+  /** Read-your-writes after an autocommit write: records where the primary's WAL ends now. */
   void afterPrimaryCommit() {
-    Connection p = primaryConnection();
-    if (!router.writePositions.enabled() || p == null) return;
-    recordWrite(WritePositions.currentPosition(p));
-  }
-
-  /** Commits the primary's open transaction, learning its position in the same round trip. */
-  private void commitRecordingPosition(Connection p) throws SQLException {
-    long lsn;
-    try {
-      lsn = WritePositions.commitReturningPosition(p);
-    } catch (SQLException e) {
-      // a lost session may have committed: its readers take the primary until a position is known
-      if (SqlStates.connectionDead(e)) recordWrite(WritePositions.UNKNOWN);
-      throw e;
-    }
-    recordWrite(lsn);
-  }
-
-  private void recordWrite(long lsn) {
-    lastWriteLsn = WritePositions.merge(lastWriteLsn, lsn);
-    router.writePositions.remember(lsn);
+    writes.afterCommit(primaryConnection());
   }
 
   /** An autocommit statement ran on the primary: record its commit if it may have written. */
   void afterAutocommitStatement(boolean changedRows, LogicalStatement s, String sql) {
-    if (state.autoCommit && !readOnly && router.writePositions.enabled()
+    if (state.autoCommit && !readOnly && writes.enabled()
         && (changedRows || s.mayWrite(sql))) {
       afterPrimaryCommit();
     }
@@ -176,7 +146,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
    * @return the token, or null before the first write or when {@code readYourWrites=off}
    */
   public String lastWriteToken() {
-    return lastWriteLsn == 0 ? null : WritePositions.token(lastWriteLsn);
+    return writes.lastToken();
   }
 
   /**
@@ -189,7 +159,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
    */
   @Override
   public void requireWriteToken(String token) throws SQLException {
-    requiredLsn = token == null ? 0 : WritePositions.parseToken(token);
+    writes.require(token);
   }
 
   /** After a read bind: closed by another thread meanwhile, nothing may stay borrowed. */
@@ -212,6 +182,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   /** After any statement error: a session that ended is evicted now, never silently rebound. */
+  @Override
   void statementFailed(Connection physical, SQLException e) {
     if (physical == reads.connection() && SqlStates.connectionDead(e)) {
       if (!state.autoCommit) readTxLost = e; // the transaction is gone: never start another
@@ -319,7 +290,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   @Override
   String writeTokenRequired() {
-    return requiredLsn == 0 ? null : WritePositions.token(requiredLsn);
+    return writes.requiredToken();
   }
 
   /** A bound session if there is one, else the primary: for calls that need some session. */
@@ -340,8 +311,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Connection p = primaryConnection();
     if (p != null) {
       try {
-        if (autoCommit && router.writePositions.enabled() && primaryTransactionOpen()) {
-          commitRecordingPosition(p); // what pgjdbc's setAutoCommit(true) would commit
+        if (autoCommit && writes.enabled() && primaryTransactionOpen()) {
+          writes.commit(p); // what pgjdbc's setAutoCommit(true) would commit
         }
         p.setAutoCommit(autoCommit); // pgjdbc commits an open transaction
       } catch (SQLException e) {
@@ -386,8 +357,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Connection p = primaryConnection();
     if (p != null) {
       try {
-        if (router.writePositions.enabled() && primaryTransactionOpen()) {
-          commitRecordingPosition(p);
+        if (writes.enabled() && primaryTransactionOpen()) {
+          writes.commit(p);
         } else {
           p.commit();
         }
@@ -434,54 +405,6 @@ public final class OmniumConnection extends LogicalConnectionBase {
     endRead(false);
   }
 
-  // Savepoint calls fail like statements: a session lost there closes this connection (primary)
-  // or ends the read-only transaction, as pgjdbc's connection would be closed.
-
-  @Override
-  public void rollback(Savepoint savepoint) throws SQLException {
-    Connection c = currentTarget();
-    try {
-      c.rollback(savepoint);
-    } catch (SQLException e) {
-      throw savepointFailed(c, e);
-    }
-  }
-
-  @Override
-  public Savepoint setSavepoint() throws SQLException {
-    Connection c = currentTarget();
-    try {
-      return c.setSavepoint();
-    } catch (SQLException e) {
-      throw savepointFailed(c, e);
-    }
-  }
-
-  @Override
-  public Savepoint setSavepoint(String name) throws SQLException {
-    Connection c = currentTarget();
-    try {
-      return c.setSavepoint(name);
-    } catch (SQLException e) {
-      throw savepointFailed(c, e);
-    }
-  }
-
-  @Override
-  public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-    Connection c = currentTarget();
-    try {
-      c.releaseSavepoint(savepoint);
-    } catch (SQLException e) {
-      throw savepointFailed(c, e);
-    }
-  }
-
-  private SQLException savepointFailed(Connection c, SQLException e) {
-    statementFailed(c, e);
-    return SqlStates.asConnectionLost(e);
-  }
-
   /**
    * Read-only work is routed to replicas or the fallback pool from the next unit of work on.
    *
@@ -505,8 +428,6 @@ public final class OmniumConnection extends LogicalConnectionBase {
     checkOpen();
     return readOnly;
   }
-
-  // ---------------------------------------------------------------- session state
 
   // ---------------------------------------------------------------- lifecycle
 

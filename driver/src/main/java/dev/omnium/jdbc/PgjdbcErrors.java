@@ -1,6 +1,11 @@
 package dev.omnium.jdbc;
 
+import java.sql.ClientInfoStatus;
+import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.HashMap;
+import java.util.Map;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.PSQLState;
 
@@ -44,6 +49,35 @@ final class PgjdbcErrors {
   /** 22023: an argument out of range (negative sizes and timeouts, unknown constants). */
   static PSQLException invalidParameter(String message) {
     return new PSQLException(message, PSQLState.INVALID_PARAMETER_VALUE);
+  }
+
+  /** 55000 for a call the object's state does not allow yet (out values before execute). */
+  static PSQLException notInState(String message) {
+    return new PSQLException(message, PSQLState.OBJECT_NOT_IN_STATE);
+  }
+
+  /** 42809, as pgjdbc's prepared statements refuse the methods that take SQL. */
+  static PSQLException wrongObjectType(String message) {
+    return new PSQLException(message, PSQLState.WRONG_OBJECT_TYPE);
+  }
+
+  /**
+   * 0A000, as pgjdbc's {@code Driver.notImplemented}: thrown at the call, before any state
+   * check, for the methods pgjdbc 42.7 does not implement, rather than recorded and refused at
+   * execution.
+   */
+  static SQLFeatureNotSupportedException notImplemented(String method) {
+    return new SQLFeatureNotSupportedException("Method " + method + " is not yet implemented.",
+        PSQLState.NOT_IMPLEMENTED.getState());
+  }
+
+  /** pgjdbc's {@code setClientInfo} on a closed connection: no SQLState, the 08003 as cause. */
+  static SQLClientInfoException clientInfoOnClosed(Iterable<String> names, SQLException cause) {
+    Map<String, ClientInfoStatus> failures = new HashMap<>();
+    for (String name : names) {
+      failures.put(name, ClientInfoStatus.REASON_UNKNOWN);
+    }
+    return new SQLClientInfoException("This connection has been closed.", failures, cause);
   }
 
   /** pgjdbc's {@code abort(null)}: a plain {@link SQLException} without SQLState. */

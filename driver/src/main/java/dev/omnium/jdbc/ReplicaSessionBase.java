@@ -35,7 +35,7 @@ abstract class ReplicaSessionBase extends DelegatingWrapper<Connection> implemen
 
   @Override
   public final boolean isValid(int timeout) throws SQLException {
-    if (timeout < 0) throw new SQLException("Invalid timeout (" + timeout + "<0).", "HY000");
+    if (timeout < 0) throw PgjdbcErrors.invalidParameter("Invalid timeout (" + timeout + "<0).");
     if (serverAnswers.getAsBoolean() && !delegate.isClosed()) return true;
     return delegate.isValid(timeout);
   }

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
 
 /** Validation of pooled replica sessions: the lag watcher's answer stands in for a round trip. */
 class ReplicaSessionTest {
@@ -64,6 +65,8 @@ class ReplicaSessionTest {
   void everythingElseDelegatesAndUnwrappingIsHonest() throws SQLException {
     assertEquals("public", session.getSchema());
     assertSame(session, session.unwrap(ReplicaSession.class));
-    assertThrows(SQLException.class, () -> session.isValid(-1));
+    // pgjdbc's own answer, as on a logical connection
+    PSQLException e = assertThrows(PSQLException.class, () -> session.isValid(-1));
+    assertEquals("22023", e.getSQLState());
   }
 }

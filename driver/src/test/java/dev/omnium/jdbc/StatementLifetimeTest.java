@@ -79,7 +79,8 @@ class StatementLifetimeTest {
     assertNull(abort.getSQLState(), "pgjdbc's abort(null) has no SQLState");
     c.close();
     assertTrue(st.isClosed(), "closing a logical connection closes its statements");
-    SQLException closed = assertThrows(SQLException.class, st::getFetchSize);
+    assertEquals(0, st.getFetchSize(), "pgjdbc reads its settings on a closed statement");
+    SQLException closed = assertThrows(SQLException.class, st::getMaxRows);
     assertEquals("55000", closed.getSQLState());
     assertTrue(closed instanceof PSQLException);
   }

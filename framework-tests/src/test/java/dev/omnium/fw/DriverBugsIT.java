@@ -45,13 +45,24 @@ class DriverBugsIT {
    * Spring turns this into TransactionSystemException "JDBC rollback failed", masking the real error.
    * Fixed: the internal pools evict only sessions that are really gone.
    */
+  /** A read-only connection of {@code url} once its reads run on the replica. */
+  static Connection readingOnReplica(String url) throws Exception {
+    Connection c = DriverManager.getConnection(url);
+    try {
+      c.setReadOnly(true);
+      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> Where.of(c).inRecovery());
+      return c;
+    } catch (Exception | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
   @Test
   void rollbackAfterA0A000ErrorOnAPooledRoute() throws Exception {
     String url = SANDBOX.url("bug0a000", "heartbeatInterval=200ms");
     // driver mode, read-only transaction (replica route, or the fallback pool: both are internal HikariCP pools)
-    try (Connection c = DriverManager.getConnection(url)) {
-      c.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> Where.of(c).inRecovery());
+    try (Connection c = readingOnReplica(url)) {
       c.setAutoCommit(false);
       assertEquals("0A000", failure(c).getSQLState());
       c.rollback(); // throws java.sql.SQLException: Connection is closed
@@ -92,9 +103,7 @@ class DriverBugsIT {
   @Test
   void serializableReadOnlyTransactionsRunOnTheFallbackRoute() throws Exception {
     String url = SANDBOX.url("serializable", "heartbeatInterval=200ms");
-    try (Connection c = DriverManager.getConnection(url)) {
-      c.setReadOnly(true);
-      Poll.until(Duration.ofSeconds(15), "a read on the replica", () -> Where.of(c).inRecovery());
+    try (Connection c = readingOnReplica(url)) {
       c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
       c.setAutoCommit(false);
       Where w = Where.of(c);

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.omnium.jdbc.OmniumDriver;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
@@ -20,10 +20,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 13 item 3: a black-holed primary (frozen server processes: TCP is accepted, nothing
@@ -32,17 +32,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(PgClusterLogsOnFailure.class)
 class ClientBoundsIT {
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(0).withoutHeartbeat().build();
   static PgCluster cluster;
 
   @BeforeAll
   static void up() {
-    cluster = PgCluster.builder().replicas(0).start();
-  }
-
-  @AfterAll
-  static void down() {
-    OmniumDriver.shutdown();
-    if (cluster != null) cluster.close();
+    cluster = SANDBOX.cluster();
   }
 
   /** Seconds a statement may take before it counts as hanging: far above the bound (2 s + 1 s). */

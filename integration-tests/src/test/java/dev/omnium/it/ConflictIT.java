@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.omnium.it.reliability.Readers;
 import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.sandbox.testkit.PgSandbox;
@@ -14,7 +15,6 @@ import dev.omnium.sandbox.testkit.RouterBean;
 import dev.omnium.sandbox.testkit.Sessions;
 import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -48,11 +48,9 @@ class ConflictIT {
     return SANDBOX.url(app, "maxAge=5s&heartbeatInterval=200ms");
   }
 
-  static void awaitFresh(Connection c) throws Exception {
-    Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> {
-      c.setReadOnly(true);
-      return Where.of(c).inRecovery();
-    });
+  /** A connection of {@code app}, read-only, once its reads reach the replica. */
+  static Connection openFresh(String app) throws Exception {
+    return Readers.openFresh(url(app));
   }
 
   /** Waits until the replica runs the slow read of {@code app}, then truncates t on the primary. */
@@ -75,8 +73,7 @@ class ConflictIT {
   @Test
   void anAutocommitStatementCancelledByRecoveryIsRetriedOnTheFallback() throws Exception {
     String app = app();
-    try (Connection c = DriverManager.getConnection(url(app))) {
-      awaitFresh(c);
+    try (Connection c = openFresh(app)) {
       long retriesBefore = RouterBean.of(app).getRetries();
       CompletableFuture<Where> read = CompletableFuture.supplyAsync(() -> {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(SLOW_READ)) {
@@ -97,8 +94,7 @@ class ConflictIT {
   @Test
   void theFirstStatementOfAReadOnlyTransactionIsRetriedAndTheTransactionStaysThere() throws Exception {
     String app = app();
-    try (Connection c = DriverManager.getConnection(url(app))) {
-      awaitFresh(c);
+    try (Connection c = openFresh(app)) {
       c.setAutoCommit(false);
       CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(SLOW_READ)) {
@@ -121,8 +117,7 @@ class ConflictIT {
   @Test
   void aLaterStatementSurfacesTheConflictAs40001() throws Exception {
     String app = app();
-    try (Connection c = DriverManager.getConnection(url(app))) {
-      awaitFresh(c);
+    try (Connection c = openFresh(app)) {
       c.setAutoCommit(false);
       assertTrue(Where.of(c).inRecovery(), "the transaction started on the replica");
       CompletableFuture<SQLException> second = CompletableFuture.supplyAsync(() -> {
@@ -146,16 +141,8 @@ class ConflictIT {
   @Test
   void aFatalConflictWhileIdleInTransactionEvictsTheConnection() throws Exception {
     String app = app();
-    try (Connection c = DriverManager.getConnection(url(app))) {
-      awaitFresh(c);
-      c.setAutoCommit(false);
-      int pid;
-      try (Statement st = c.createStatement();
-           ResultSet rs = st.executeQuery("SELECT pg_backend_pid(), pg_is_in_recovery(), count(*) FROM t")) {
-        rs.next();
-        pid = rs.getInt(1);
-        assertTrue(rs.getBoolean(2));
-      }
+    try (Connection c = openFresh(app)) {
+      int pid = Readers.beginOnReplicaHoldingT(c);
       truncateWhileTheReplicaReads(app, "idle in transaction");
       Poll.until(Duration.ofSeconds(10), "the replica to terminate the idle session",
           () -> "0".equals(SANDBOX.queryOne(SANDBOX.replica(0),

@@ -58,17 +58,29 @@ class ReadYourWritesIT {
     }
   }
 
-  /** Reads the row back read-only; returns whether it was seen and where the read ran. */
   static boolean[] readBack(Connection c, long id) throws SQLException {
+    return readBack(c, "rw", id);
+  }
+
+  /** Reads row {@code id} of {@code table} back read-only: {seen, ranOnTheReplica} (the server's). */
+  static boolean[] readBack(Connection c, String table, long id) throws SQLException {
     c.setReadOnly(true);
     try (PreparedStatement ps = c.prepareStatement(
-        "SELECT EXISTS (SELECT 1 FROM rw WHERE id = ?), pg_is_in_recovery()")) {
+        "SELECT EXISTS (SELECT 1 FROM " + table + " WHERE id = ?), pg_is_in_recovery()")) {
       ps.setLong(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return new boolean[] {rs.getBoolean(1), rs.getBoolean(2)};
       }
     }
+  }
+
+  /** Pauses replay with the replica fresh (above), then runs {@link #writeThenRead}; all pairs ran. */
+  static long[] writeThenReadPaused(String url, int threads, int pairsPerThread) throws Exception {
+    pauseWithTheReplicaStillFresh(url);
+    long[] r = writeThenRead(url, threads, pairsPerThread);
+    assertEquals((long) threads * pairsPerThread, r[0]);
+    return r;
   }
 
   /** Runs write→read pairs on several threads; returns {pairs, misses, replicaReads}. */
@@ -106,19 +118,14 @@ class ReadYourWritesIT {
 
   @Test
   void withoutTheFeatureReadsAfterOwnWritesMissOnALaggingReplica() throws Exception {
-    String url = url("rywoff", "off");
-    pauseWithTheReplicaStillFresh(url);
-    long[] r = writeThenRead(url, 2, 25);
-    assertEquals(50, r[0]);
+    long[] r = writeThenReadPaused(url("rywoff", "off"), 2, 25);
     assertTrue(r[1] > 0, "the control shows misses (so the checker can fail): " + r[1]);
   }
 
   @Test
   void threadModeNeverMissesAndOtherThreadsStayOnTheReplica() throws Exception {
     String url = url("rywthread", "thread");
-    pauseWithTheReplicaStillFresh(url);
-    long[] r = writeThenRead(url, 4, 250);
-    assertEquals(1000, r[0]);
+    long[] r = writeThenReadPaused(url, 4, 250);
     assertEquals(0, r[1], "every read saw its own write");
     assertEquals(0, r[2], "with replay paused, those reads could only be served by the primary");
 

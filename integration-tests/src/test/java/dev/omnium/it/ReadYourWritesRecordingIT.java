@@ -82,6 +82,27 @@ class ReadYourWritesRecordingIT {
     if (thenPause) cluster.pauseReplay(cluster.replica(0));
   }
 
+  /** An autocommit INSERT ... RETURNING id of row {@code id}, ready to run. */
+  static PreparedStatement insertReturning(Connection c, long id) throws SQLException {
+    PreparedStatement ps = c.prepareStatement("INSERT INTO rec VALUES (?) RETURNING id");
+    ps.setLong(1, id);
+    return ps;
+  }
+
+  /** A connection of application {@code app} once its reads reach the replica (see above). */
+  static Connection connectOnceReplicaReads(String app, boolean thenPause) throws Exception {
+    String url = url(app);
+    awaitReplicaReads(url, thenPause);
+    return DriverManager.getConnection(url);
+  }
+
+  /** Reads the row back read-only, asserts {@code what} saw it; whether the replica served it. */
+  static boolean seenOnReplica(Connection c, long id, String what) throws SQLException {
+    boolean[] r = readBack(c, id);
+    assertTrue(r[0], what + " (ran on the replica: " + r[1] + ")");
+    return r[1];
+  }
+
   static void insert(Connection c, long id) throws SQLException {
     c.setReadOnly(false);
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO rec VALUES (?)")) {
@@ -92,14 +113,8 @@ class ReadYourWritesRecordingIT {
 
   /** Reads the row back read-only: {seen, ranOnTheReplica}, as the server reports it. */
   static boolean[] readBack(Connection c, long id) throws SQLException {
-    c.setReadOnly(true);
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT EXISTS (SELECT 1 FROM rec WHERE id = ?), pg_is_in_recovery()")) {
-      ps.setLong(1, id);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new boolean[] {rs.getBoolean(1), rs.getBoolean(2)};
-      }
+    try {
+      return ReadYourWritesIT.readBack(c, "rec", id);
     } finally {
       c.setReadOnly(false);
     }
@@ -121,9 +136,7 @@ class ReadYourWritesRecordingIT {
 
   @Test
   void aPositionThatCouldNotBeReadIsReplacedByTheNextWritesPosition() throws Exception {
-    String url = url("rec-replaced");
-    awaitReplicaReads(url, false);
-    try (Connection c = DriverManager.getConnection(url)) {
+    try (Connection c = connectOnceReplicaReads("rec-replaced", false)) {
       admin("REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC");
       long first = IDS.incrementAndGet();
       insert(c, first); // commits; its position cannot be read now
@@ -151,58 +164,43 @@ class ReadYourWritesRecordingIT {
 
   @Test
   void autocommitInsertReturningThroughExecuteQueryIsRemembered() throws Exception {
-    String url = url("rec-query");
-    awaitReplicaReads(url, true);
-    try (Connection c = DriverManager.getConnection(url)) {
+    try (Connection c = connectOnceReplicaReads("rec-query", true)) {
       long id = IDS.incrementAndGet();
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO rec VALUES (?) RETURNING id")) {
-        ps.setLong(1, id);
+      try (PreparedStatement ps = insertReturning(c, id)) {
         try (ResultSet rs = ps.executeQuery()) {
           assertTrue(rs.next());
           assertEquals(id, rs.getLong(1));
         }
       }
-      boolean[] r = readBack(c, id);
-      assertTrue(r[0], "the read saw the write made through executeQuery (ran on the replica: " + r[1] + ")");
-      assertFalse(r[1]);
+      assertFalse(seenOnReplica(c, id, "the read saw the write made through executeQuery"));
     }
   }
 
   @Test
   void autocommitInsertReturningThroughExecuteIsRemembered() throws Exception {
-    String url = url("rec-execute");
-    awaitReplicaReads(url, true);
-    try (Connection c = DriverManager.getConnection(url)) {
+    try (Connection c = connectOnceReplicaReads("rec-execute", true)) {
       long id = IDS.incrementAndGet();
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO rec VALUES (?) RETURNING id")) {
-        ps.setLong(1, id);
+      try (PreparedStatement ps = insertReturning(c, id)) {
         assertTrue(ps.execute(), "a result set");
       }
-      boolean[] r = readBack(c, id);
-      assertTrue(r[0], "prepared execute(): the read saw the write (ran on the replica: " + r[1] + ")");
+      seenOnReplica(c, id, "prepared execute(): the read saw the write");
 
       long id2 = IDS.incrementAndGet();
       try (Statement st = c.createStatement()) {
         assertTrue(st.execute("INSERT INTO rec VALUES (" + id2 + ") RETURNING id"));
       }
-      r = readBack(c, id2);
-      assertTrue(r[0], "Statement.execute(String): the read saw the write (ran on the replica: " + r[1] + ")");
-      assertFalse(r[1]);
+      assertFalse(seenOnReplica(c, id2, "Statement.execute(String): the read saw the write"));
     }
   }
 
   @Test
   void aCommitMadeBySetAutoCommitTrueIsRemembered() throws Exception {
-    String url = url("rec-setautocommit");
-    awaitReplicaReads(url, true);
-    try (Connection c = DriverManager.getConnection(url)) {
+    try (Connection c = connectOnceReplicaReads("rec-setautocommit", true)) {
       long id = IDS.incrementAndGet();
       c.setAutoCommit(false);
       insert(c, id);
       c.setAutoCommit(true); // commits, as with pgjdbc
-      boolean[] r = readBack(c, id);
-      assertTrue(r[0], "the read saw the write committed by setAutoCommit(true) (replica: " + r[1] + ")");
-      assertFalse(r[1]);
+      assertFalse(seenOnReplica(c, id, "the read saw the write committed by setAutoCommit(true)"));
     }
     try (Connection plain = cluster.connect(cluster.primary()); Statement st = plain.createStatement();
          ResultSet rs = st.executeQuery("SELECT count(*) FROM rec WHERE id = " + IDS.get())) {

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.OmniumDriver;
-import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Sessions;
 import dev.omnium.sandbox.testkit.Where;
@@ -27,11 +27,11 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 13 items 1 and 8: routers follow credentials instead of multiplying, idle routers close
@@ -41,25 +41,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(PgClusterLogsOnFailure.class)
 class RouterSharingIT {
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).requirePasswords().build();
   static PgCluster cluster;
-  static Heartbeat heartbeat;
 
   @BeforeAll
   static void up() throws SQLException {
-    cluster = PgCluster.builder().replicas(1).requirePasswords(true).start();
-    heartbeat = Heartbeat.start(cluster, Duration.ofMillis(100));
-    try (Connection c = cluster.connect(cluster.primary()); Statement st = c.createStatement()) {
-      st.execute("CREATE ROLE app LOGIN PASSWORD 'pw-1'");
-      st.execute("GRANT SELECT ON replica_heartbeat TO app");
-    }
-    cluster.awaitCaughtUp(cluster.replica(0));
-  }
-
-  @AfterAll
-  static void down() {
-    OmniumDriver.shutdown();
-    if (heartbeat != null) heartbeat.close();
-    if (cluster != null) cluster.close();
+    cluster = SANDBOX.cluster();
+    SANDBOX.execOnPrimary("CREATE ROLE app LOGIN PASSWORD 'pw-1'",
+        "GRANT SELECT ON replica_heartbeat TO app");
+    SANDBOX.awaitCaughtUp();
   }
 
   @AfterEach

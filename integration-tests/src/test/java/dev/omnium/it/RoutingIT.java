@@ -11,6 +11,7 @@ import dev.omnium.jdbc.OmniumConnection;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.Rows;
 import dev.omnium.sandbox.testkit.Sessions;
 import dev.omnium.sandbox.testkit.Where;
 import java.io.StringReader;
@@ -168,13 +169,9 @@ class RoutingIT {
   }
 
   private static String[] settings(Connection c) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-        "SELECT current_setting('application_name'), current_setting('statement_timeout'),"
-            + " current_setting('idle_in_transaction_session_timeout'), current_setting('lock_timeout'),"
-            + " current_setting('default_transaction_read_only')")) {
-      rs.next();
-      return new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5)};
-    }
+    return Rows.first(c, "SELECT current_setting('application_name'), current_setting('statement_timeout'),"
+        + " current_setting('idle_in_transaction_session_timeout'), current_setting('lock_timeout'),"
+        + " current_setting('default_transaction_read_only')");
   }
 
   @Test
@@ -410,7 +407,7 @@ class RoutingIT {
       assertTrue(db.metrics().getReplicaRoutes() >= 2);
       assertFalse(db.toString().contains("password"));
     }
-    Poll.until(Duration.ofSeconds(10), "every session of a closed data source to end", () ->
+    Poll.until(Duration.ofSeconds(30), "every session of a closed data source to end", () ->
         Sessions.countLike(SANDBOX.cluster(), SANDBOX.primary(), app) == 0
             && Sessions.countLike(SANDBOX.cluster(), SANDBOX.replica(0), app) == 0);
   }

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Rows;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -18,13 +20,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Roles are discovered: every node listed in the primary list and in {@code replica=}, the standby
@@ -36,26 +38,21 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(PgClusterLogsOnFailure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RolesIT {
+  /** No sandbox heartbeat: the driver's own writer (heartbeatWriter=true) beats. */
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).requirePasswords()
+      .withoutHeartbeat()
+      .sql("CREATE TABLE roles_items (id int PRIMARY KEY)", "INSERT INTO roles_items VALUES (1)")
+      .build();
   static PgCluster cluster;
   static PgNode primary;
   static PgNode standby;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).requirePasswords(true).start();
+  static void up() {
+    cluster = SANDBOX.cluster();
     primary = cluster.primary();
     standby = cluster.replica(0);
-    try (Connection c = cluster.connect(primary); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE roles_items (id int PRIMARY KEY)");
-      st.execute("INSERT INTO roles_items VALUES (1)");
-    }
-    cluster.awaitCaughtUp(standby);
-  }
-
-  @AfterAll
-  static void down() {
-    OmniumDriver.shutdown();
-    if (cluster != null) cluster.close();
   }
 
   static String url(String app) {
@@ -155,14 +152,9 @@ class RolesIT {
 
   /** In recovery, port, application_name, transaction_read_only, default_transaction_read_only. */
   private static String[] where(Connection c) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-        "SELECT pg_is_in_recovery(), inet_server_port(), current_setting('application_name'),"
-            + " current_setting('transaction_read_only'),"
-            + " current_setting('default_transaction_read_only')")) {
-      rs.next();
-      return new String[] {String.valueOf(rs.getBoolean(1)), rs.getString(2), rs.getString(3),
-          rs.getString(4), rs.getString(5)};
-    }
+    return Rows.first(c, "SELECT pg_is_in_recovery()::text, inet_server_port(),"
+        + " current_setting('application_name'), current_setting('transaction_read_only'),"
+        + " current_setting('default_transaction_read_only')");
   }
 
   interface Check {

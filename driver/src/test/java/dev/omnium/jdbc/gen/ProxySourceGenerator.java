@@ -14,9 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.CallableStatement;
+import java.sql.Clob;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -316,8 +318,15 @@ public final class ProxySourceGenerator {
       List<String> lines = record
           ? List.of("checkOpen();", wrap(4, "params." + m.getName() + "(", Arrays.asList(names), ");", 8))
           : List.of(delegateCall(m, names, "%s").replaceFirst("delegate\\.", "callable()."));
-      if (createsLargeObject(m)) {
-        lines = List.of(lines.get(0), "checkLargeObject(" + names[1] + ");", lines.get(1));
+      String check = largeObjectCheck(m, names);
+      if (record && p[0] == int.class && m.getName().startsWith("set")) {
+        // pgjdbc's checks at the call, in its order, between checkOpen() and the recording
+        lines = check == null
+            ? List.of(lines.get(0), "checkIndex(" + names[0] + ");", lines.get(1))
+            : List.of(lines.get(0), check, "checkIndex(" + names[0] + ");", lines.get(1));
+      }
+      if (notImplementedInPgjdbc(m)) {
+        lines = List.of("throw PgjdbcErrors.notImplemented(\"" + m.getName() + "\");");
       }
       appendMethod(body, imports, m, names, lines);
     }
@@ -357,10 +366,45 @@ public final class ProxySourceGenerator {
     return source(imports, declaration, body);
   }
 
-  /** pgjdbc creates the large object in these setters, which autocommit mode refuses. */
-  private static boolean createsLargeObject(Method m) {
-    return m.getName().equals("setBlob") && m.getParameterTypes()[0] == int.class;
+  /**
+   * pgjdbc creates a large object in these setters (setObject: for some values and types), which
+   * autocommit mode refuses at the setter: the statement's check, or null.
+   */
+  private static String largeObjectCheck(Method m, String[] names) {
+    Class<?>[] p = m.getParameterTypes();
+    if (p.length < 2 || p[0] != int.class) return null;
+    if (m.getName().equals("setBlob")
+        || (m.getName().equals("setClob") && p[1] == Clob.class)) {
+      return "checkLargeObject(" + names[1] + ");";
+    }
+    if (m.getName().equals("setObject") && (p.length == 2 || p[2] == int.class)) {
+      return p.length == 2 ? "checkUntypedLargeObject(" + names[1] + ");"
+          : "checkLargeObject(" + names[1] + ", " + names[2] + ");";
+    }
+    return null;
   }
+
+  /** Methods pgjdbc 42.7 does not implement: they throw 0A000 at once, even when closed. */
+  static boolean notImplementedInPgjdbc(Method m) {
+    Class<?>[] p = m.getParameterTypes();
+    String n = m.getName();
+    boolean sqlType = Arrays.asList(p).contains(SQLType.class);
+    if (m.getDeclaringClass() == CallableStatement.class) {
+      return p.length > 0 && p[0] == String.class || (n.equals("registerOutParameter") && (sqlType
+          || p[p.length - 1] == String.class))
+          || PGJDBC_NO_CALLABLE_GETTERS.contains(n) && p.length == 1;
+    }
+    return sqlType && n.equals("setObject") || PGJDBC_NO_SETTERS.contains(n)
+        || n.equals("setCharacterStream") && p.length == 3 && p[2] == long.class
+        || n.equals("setAsciiStream") && (p.length == 2 || p[2] == long.class)
+        || n.equals("setClob") && p[1] == Reader.class;
+  }
+
+  private static final Set<String> PGJDBC_NO_SETTERS = Set.of("setRef", "setRowId", "setNString",
+      "setNCharacterStream", "setNClob", "setURL");
+  private static final Set<String> PGJDBC_NO_CALLABLE_GETTERS = Set.of("getBlob", "getClob",
+      "getRef", "getRowId", "getNClob", "getNString", "getNCharacterStream", "getCharacterStream",
+      "getURL");
 
   /** {@code [return ]wrapper(delegate.name(args));} where wrapper is a format around the call. */
   private static String delegateCall(Method m, String[] names, String wrapper) {
@@ -770,7 +814,7 @@ public final class ProxySourceGenerator {
         n = "map";
       } else if (t == Class.class) {
         n = "type";
-      } else if (t == java.sql.SQLType.class) {
+      } else if (t == SQLType.class) {
         n = "targetSqlType";
       } else if (t == String.class && i == p.length - 1) {
         n = "typeName";

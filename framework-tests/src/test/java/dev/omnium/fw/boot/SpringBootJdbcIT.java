@@ -79,6 +79,18 @@ class SpringBootJdbcIT {
     Routes.assertOnPrimary(w, SANDBOX, APP);
   }
 
+  /** Where each recorded unit of work ran, in order: "replica" or "primary". */
+  void assertRan(List<Where> seen, String... routes) {
+    assertEquals(routes.length, seen.size());
+    for (int i = 0; i < routes.length; i++) {
+      if (routes[i].equals("replica")) {
+        assertOnReplica(seen.get(i));
+      } else {
+        assertOnPrimary(seen.get(i));
+      }
+    }
+  }
+
   boolean onPrimary(int id) throws SQLException {
     return "1".equals(SANDBOX.queryOne(SANDBOX.primary(), "SELECT count(*) FROM items WHERE id = ?", id));
   }
@@ -120,9 +132,7 @@ class SpringBootJdbcIT {
     List<Where> seen = new ArrayList<>();
     DataAccessException e = assertThrows(DataAccessException.class, () -> reads.thenRequiredWrite(id, seen));
     assertEquals("25006", sqlState(e), "cannot execute INSERT in a read-only transaction: " + e);
-    assertEquals(2, seen.size());
-    assertOnReplica(seen.get(0));
-    assertOnReplica(seen.get(1));
+    assertRan(seen, "replica", "replica");
     assertEquals(seen.get(0).pid(), seen.get(1).pid(), "the inner method joined the outer replica transaction");
     assertFalse(onPrimary(id), "nothing was written");
   }
@@ -133,10 +143,7 @@ class SpringBootJdbcIT {
     int id = IDS.incrementAndGet();
     List<Where> seen = new ArrayList<>();
     reads.thenRequiresNewWrite(id, seen);
-    assertEquals(3, seen.size());
-    assertOnReplica(seen.get(0));
-    assertOnPrimary(seen.get(1));
-    assertOnReplica(seen.get(2));
+    assertRan(seen, "replica", "primary", "replica");
     assertEquals(seen.get(0).pid(), seen.get(2).pid(), "the outer read-only transaction kept its replica session");
     assertTrue(onPrimary(id), "the inner transaction committed on the primary");
   }
@@ -147,9 +154,7 @@ class SpringBootJdbcIT {
     int id = IDS.incrementAndGet();
     List<Where> seen = new ArrayList<>();
     assertEquals(1, writes.insertThenReadOnlyJoin(id, seen), "the joined read sees the uncommitted row");
-    assertEquals(2, seen.size());
-    assertOnPrimary(seen.get(0));
-    assertOnPrimary(seen.get(1));
+    assertRan(seen, "primary", "primary");
     assertEquals(seen.get(0).pid(), seen.get(1).pid(), "one transaction, one primary session");
   }
 

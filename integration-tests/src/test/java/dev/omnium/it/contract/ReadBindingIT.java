@@ -97,15 +97,27 @@ class ReadBindingIT {
     return seen;
   }
 
-  @Test
-  void aResultSetStaysReadableAfterCommitAndSetAutoCommitAsWithPgjdbc() throws Exception {
-    List<Integer> pg;
+  /** What a program on a fresh connection sees, on plain pgjdbc and through omnium. */
+  @FunctionalInterface
+  interface Program<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** Runs {@code p} on plain pgjdbc, then through omnium: they must agree; pgjdbc's answer. */
+  static <T> T assertSameAsPgjdbc(Program<T> p) throws SQLException {
+    T pg;
     try (Connection c = cluster.connect(cluster.primary())) {
-      pg = readsAfterCommit(c);
+      pg = p.run(c);
     }
     try (Connection c = DriverManager.getConnection(url(app(), "&maxAge=1h"))) {
-      assertEquals(pg, readsAfterCommit(c));
+      assertEquals(pg, p.run(c));
     }
+    return pg;
+  }
+
+  @Test
+  void aResultSetStaysReadableAfterCommitAndSetAutoCommitAsWithPgjdbc() throws Exception {
+    assertSameAsPgjdbc(ReadBindingIT::readsAfterCommit);
   }
 
   /** A callable statement's OUT value after commit and after another statement: pgjdbc's answer. */
@@ -132,14 +144,7 @@ class ReadBindingIT {
 
   @Test
   void outValuesStayReadableAsLongAsWithPgjdbc() throws Exception {
-    List<String> pg;
-    try (Connection c = cluster.connect(cluster.primary())) {
-      pg = outValuesAfterCommit(c);
-    }
-    assertEquals(List.of("OUT", "OUT"), pg);
-    try (Connection c = DriverManager.getConnection(url(app(), "&maxAge=1h"))) {
-      assertEquals(pg, outValuesAfterCommit(c));
-    }
+    assertEquals(List.of("OUT", "OUT"), assertSameAsPgjdbc(ReadBindingIT::outValuesAfterCommit));
   }
 
   @Test
@@ -148,14 +153,7 @@ class ReadBindingIT {
     try (Connection c = DriverManager.getConnection(url(app, "&maxAge=1s"))) {
       c.setReadOnly(true);
       Poll.until(Duration.ofSeconds(30), "a fresh replica", () -> inRecovery(c));
-      Poll.until(Duration.ofSeconds(30), "replay to pause", () -> {
-        try {
-          cluster.pauseReplay(cluster.replica(0));
-          return true;
-        } catch (RuntimeException conflict) {
-          return false;
-        }
-      });
+      replay(true);
       try {
         Poll.until(Duration.ofSeconds(30), "the replica to go stale", () -> !inRecovery(c));
         Statement a = c.createStatement();
@@ -175,11 +173,19 @@ class ReadBindingIT {
     }
   }
 
-  /** Resumes replay; the call itself may meet a recovery conflict on this cluster: retried. */
   static void resume() throws Exception {
-    Poll.until(Duration.ofSeconds(30), "replay to resume", () -> {
+    replay(false);
+  }
+
+  /** Pauses or resumes replay; the call itself may meet a recovery conflict here: retried. */
+  static void replay(boolean pause) throws Exception {
+    Poll.until(Duration.ofSeconds(30), pause ? "replay to pause" : "replay to resume", () -> {
       try {
-        cluster.resumeReplay(cluster.replica(0));
+        if (pause) {
+          cluster.pauseReplay(cluster.replica(0));
+        } else {
+          cluster.resumeReplay(cluster.replica(0));
+        }
         return true;
       } catch (RuntimeException conflict) {
         return false;
@@ -249,15 +255,20 @@ class ReadBindingIT {
     }
   }
 
+  /** An application HikariCP pool of {@code size} over this url. */
+  static HikariDataSource hikari(String app, String extra, int size, long connectionTimeoutMs) {
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(url(app, extra));
+    hc.setMaximumPoolSize(size);
+    hc.setConnectionTimeout(connectionTimeoutMs);
+    return new HikariDataSource(hc);
+  }
+
   // ------------------------------------------------------------------ issue 13, item 2
 
   @Test
   void hikariRestoringAnUnsetNetworkTimeoutKeepsTheReplicaSocketTimeout() throws Exception {
-    String app = app();
-    HikariConfig hc = new HikariConfig();
-    hc.setJdbcUrl(url(app, "&maxAge=1h&replicaStatementTimeout=2s"));
-    hc.setMaximumPoolSize(2);
-    try (HikariDataSource pool = new HikariDataSource(hc)) {
+    try (HikariDataSource pool = hikari(app(), "&maxAge=1h&replicaStatementTimeout=2s", 2, 30_000)) {
       for (int i = 0; i < 3; i++) {
         try (Connection c = pool.getConnection()) {
           c.setReadOnly(true);
@@ -280,11 +291,7 @@ class ReadBindingIT {
   @Test
   void abortAndCloseFromOtherThreadsLeaveEveryPoolWhole() throws Exception {
     String app = app();
-    HikariConfig hc = new HikariConfig();
-    hc.setJdbcUrl(url(app, "&maxAge=1h&replicaPoolSize=4&fallbackPoolSize=2"));
-    hc.setMaximumPoolSize(6);
-    hc.setConnectionTimeout(2000);
-    HikariDataSource pool = new HikariDataSource(hc);
+    HikariDataSource pool = hikari(app, "&maxAge=1h&replicaPoolSize=4&fallbackPoolSize=2", 6, 2000);
     AtomicBoolean stop = new AtomicBoolean();
     ExecutorService workers = Executors.newFixedThreadPool(6);
     List<Future<?>> futures = new ArrayList<>();

@@ -30,6 +30,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The staleness checker with skewed server clocks (libfaketime): the replica's clock 3 s and 30 s
@@ -55,34 +57,18 @@ class ClockSkewIT {
         () -> "skipped: cannot shift a server's clock: " + FakeTime.unavailableReason());
   }
 
-  @Test
-  void replicaThreeSecondsBehind() throws Exception {
-    run("skewr_m3", SANDBOX.replica(0), Duration.ofSeconds(-3));
-  }
-
-  @Test
-  void replicaThreeSecondsAhead() throws Exception {
-    run("skewr_p3", SANDBOX.replica(0), Duration.ofSeconds(3));
-  }
-
-  @Test
-  void replicaThirtySecondsBehind() throws Exception {
-    run("skewr_m30", SANDBOX.replica(0), Duration.ofSeconds(-30));
-  }
-
-  @Test
-  void replicaThirtySecondsAhead() throws Exception {
-    run("skewr_p30", SANDBOX.replica(0), Duration.ofSeconds(30));
-  }
-
-  @Test
-  void primaryThirtySecondsAhead() throws Exception {
-    run("skewp_p30", SANDBOX.primary(), Duration.ofSeconds(30));
-  }
-
-  @Test
-  void primaryThreeSecondsBehind() throws Exception {
-    run("skewp_m3", SANDBOX.primary(), Duration.ofSeconds(-3));
+  /** One skewed clock per case: the node, and by how much its clock is off. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+      "replicaThreeSecondsBehind, skewr_m3, replica, -3",
+      "replicaThreeSecondsAhead, skewr_p3, replica, 3",
+      "replicaThirtySecondsBehind, skewr_m30, replica, -30",
+      "replicaThirtySecondsAhead, skewr_p30, replica, 30",
+      "primaryThirtySecondsAhead, skewp_p30, primary, 30",
+      "primaryThreeSecondsBehind, skewp_m3, primary, -3"})
+  void skewedClock(String name, String app, String node, int seconds) throws Exception {
+    run(app, node.equals("primary") ? SANDBOX.primary() : SANDBOX.replica(0),
+        Duration.ofSeconds(seconds));
   }
 
   /**

@@ -65,8 +65,7 @@ class ConflictStormIT {
     String app = "storm";
     String url = SANDBOX.url(app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=4&fallbackPoolSize=4");
     long logStart = Files.size(SANDBOX.replica(0).logFile());
-    try (Connection probe = DriverManager.getConnection(url)) {
-      Readers.awaitFreshReplica(probe);
+    try (Connection probe = Readers.openFresh(url)) {
     }
     List<String> retryableFailures = Collections.synchronizedList(new ArrayList<>());
     List<String> laterFailures = Collections.synchronizedList(new ArrayList<>());
@@ -255,17 +254,9 @@ class ConflictStormIT {
     for (String end : new String[] {"commit", "rollback"}) {
       String app = "stormend" + end;
       String url = SANDBOX.url(app, "maxAge=5s&heartbeatInterval=100ms&replicaPoolSize=1");
-      try (Connection c = DriverManager.getConnection(url)) {
-        Readers.awaitFreshReplica(c);
+      try (Connection c = Readers.openFresh(url)) {
         RouterMXBean bean = RouterBean.of(app);
-        c.setAutoCommit(false);
-        int pid;
-        try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT pg_backend_pid(), pg_is_in_recovery(), count(*) FROM t")) {
-          rs.next();
-          pid = rs.getInt(1);
-          assertTrue(rs.getBoolean(2), "the transaction began on the replica");
-        }
+        int pid = Readers.beginOnReplicaHoldingT(c);
         try (Connection p = SANDBOX.cluster().connect(SANDBOX.primary()); Statement st = p.createStatement()) {
           st.execute("TRUNCATE t");
           st.execute("INSERT INTO t SELECT generate_series(1, 2000)");

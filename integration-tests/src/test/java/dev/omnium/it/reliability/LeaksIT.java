@@ -92,8 +92,7 @@ class LeaksIT {
   void driverModeLeavesNothingBehind() throws Exception {
     String app = "leakdriver";
     String url = url(app);
-    try (Connection probe = DriverManager.getConnection(url)) {
-      Readers.awaitFreshReplica(probe);
+    try (Connection probe = Readers.openFresh(url)) {
       // The check sees what is held: a read-only transaction open on the replica is not quiescent.
       probe.setAutoCommit(false);
       try (Statement st = probe.createStatement()) {

@@ -64,8 +64,7 @@ class PrimaryProtectionIT {
   void staleReplicaDriverMode() throws Exception {
     String app = "protectstale";
     String url = url(app);
-    try (Connection probe = DriverManager.getConnection(url)) {
-      Readers.awaitFreshReplica(probe);
+    try (Connection probe = Readers.openFresh(url)) {
       SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
       Poll.until(Duration.ofSeconds(15), "the replica to go stale", () -> !Where.of(probe).inRecovery());
     }

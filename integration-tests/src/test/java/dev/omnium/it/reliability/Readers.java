@@ -1,11 +1,15 @@
 package dev.omnium.it.reliability;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * read-only transactions (the recorded read is the transaction's first statement; its commit is
  * recorded separately, since only first statements are promised to be retried).
  */
-final class Readers {
+public final class Readers {
   /** Opens a logical connection for a reader thread. */
   interface Source {
     Connection open() throws SQLException;
@@ -41,6 +45,32 @@ final class Readers {
   static void awaitFreshReplica(Connection c) throws Exception {
     c.setReadOnly(true);
     Poll.until(Duration.ofSeconds(15), "a fresh replica", () -> Where.of(c).inRecovery());
+  }
+
+  /** A connection of {@code url}, read-only, once its reads run on a replica (see above). */
+  public static Connection openFresh(String url) throws Exception {
+    Connection c = DriverManager.getConnection(url);
+    try {
+      awaitFreshReplica(c);
+      return c;
+    } catch (Exception | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Begins a transaction on {@code c} whose first statement reads t on the replica (so it holds
+   * t's lock there); returns its server process id.
+   */
+  public static int beginOnReplicaHoldingT(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+    try (Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT pg_backend_pid(), pg_is_in_recovery(), count(*) FROM t")) {
+      rs.next();
+      assertTrue(rs.getBoolean(2), "the transaction began on the replica");
+      return rs.getInt(1);
+    }
   }
 
   private final List<Read> reads = new ArrayList<>();

@@ -324,6 +324,14 @@ final class StalenessRun {
 
   // ---------------------------------------------------------------- faults
 
+  /** Pauses replay on {@code node} for {@code millis} (0.5 s at least): one "pause" fault. */
+  private void pauseReplay(Result r, PgNode node, long millis, long begin) {
+    o.cluster.pauseReplay(node);
+    Poll.pause(Math.max(500, millis));
+    o.cluster.resumeReplay(node);
+    r.faults.add(new Fault("pause", node.name(), begin, System.nanoTime()));
+  }
+
   private void injectFaults(Result r, long endNanos) {
     Random rnd = new Random(o.seed);
     List<PgNode> replicas = o.cluster.replicas();
@@ -359,21 +367,13 @@ final class StalenessRun {
         case "longPause": {
           // Outlasts maxAge (as far as 8 s and the time left allow), so the control reader sees stale data.
           long lo = Math.min(8000, maxAgeMs + 1500);
-          long d = Math.min(left - 200, lo + rnd.nextInt((int) Math.max(1, 8000 - lo + 1)));
-          o.cluster.pauseReplay(node);
-          Poll.pause(Math.max(500, d));
-          o.cluster.resumeReplay(node);
-          r.faults.add(new Fault("pause", node.name(), begin, System.nanoTime()));
+          pauseReplay(r, node, Math.min(left - 200, lo + rnd.nextInt((int) Math.max(1, 8000 - lo + 1))),
+              begin);
           break;
         }
-        case "pause": {
-          long d = Math.min(left - 200, 500 + rnd.nextInt(7501)); // 0.5-8 s
-          o.cluster.pauseReplay(node);
-          Poll.pause(Math.max(500, d));
-          o.cluster.resumeReplay(node);
-          r.faults.add(new Fault("pause", node.name(), begin, System.nanoTime()));
+        case "pause":
+          pauseReplay(r, node, Math.min(left - 200, 500 + rnd.nextInt(7501)), begin); // 0.5-8 s
           break;
-        }
         case "restart": {
           o.cluster.stop(node, true);
           Poll.pause(300 + rnd.nextInt(1200));

@@ -12,6 +12,7 @@ import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Sessions;
 import java.io.IOException;
@@ -28,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import javax.management.JMX;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 15's switchover and failover under the issue's workload (an application pool of 6, one
@@ -58,28 +59,22 @@ class SwitchoverIT {
   static final long INTERVAL_MS = 250;
   static final double MAX_AGE_S = 2;
 
+  /** No sandbox heartbeat: the driver's own writer (heartbeatWriter=true) beats. */
+  @RegisterExtension
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).withoutHeartbeat()
+      .sql("CREATE TABLE sw_writes (id bigserial PRIMARY KEY, app text NOT NULL,"
+          + " at timestamptz NOT NULL DEFAULT now())",
+          "CREATE TABLE sw_probe (id int PRIMARY KEY)", "INSERT INTO sw_probe VALUES (1)")
+      .build();
   static PgCluster cluster;
   static PgNode a;
   static PgNode b;
 
   @BeforeAll
   static void up() throws Exception {
-    cluster = PgCluster.builder().replicas(1).start();
+    cluster = SANDBOX.cluster();
     a = cluster.primary();
     b = cluster.replica(0);
-    try (Connection c = cluster.connect(a); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE sw_writes (id bigserial PRIMARY KEY, app text NOT NULL,"
-          + " at timestamptz NOT NULL DEFAULT now())");
-      st.execute("CREATE TABLE sw_probe (id int PRIMARY KEY)");
-      st.execute("INSERT INTO sw_probe VALUES (1)");
-    }
-    cluster.awaitCaughtUp(b);
-  }
-
-  @AfterAll
-  static void down() {
-    OmniumDriver.shutdown();
-    if (cluster != null) cluster.close();
   }
 
   static String url(String app) {
