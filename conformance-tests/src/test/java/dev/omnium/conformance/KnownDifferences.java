@@ -39,14 +39,6 @@ final class KnownDifferences {
           "false", "true", CLOSES_RESOURCES),
       new Known("datasource|agent", "lifecycle/result-after-connection-close", List.of("rs.next"),
           "true", "!PSQLException(55000)", CLOSES_RESOURCES),
-      new Known("datasource|agent", "arguments/closed-result-statement", List.of("call"),
-          "!PSQLException(55000)", "true", "defect, reported: getStatement() of a closed result"
-          + " set answers its logical statement without asking pgjdbc's result set (pgjdbc:"
-          + " 55000; under an application HikariCP pool both answer)"),
-      new Known("driver|datasource|agent", "arguments/connection-schema-missing",
-          List.of("after.schema"), "null", "no_such_schema", "defect, reported: getSchema()"
-          + " answers the schema last set through setSchema without asking the server; pgjdbc"
-          + " asks (current_schema() is null when that schema does not exist)"),
       checkedAtExecute("index-too-high", "call", "!PSQLException(22023)", "done"),
       checkedAtExecute("set-null-unknown-type", "call", "!PSQLException(07006)", "done"),
       checkedAtExecute("set-null-unknown-type", "execute", "!PSQLException(22023)",

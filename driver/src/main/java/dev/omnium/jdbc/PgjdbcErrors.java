@@ -22,6 +22,11 @@ final class PgjdbcErrors {
     return new PSQLException("This statement has been closed.", PSQLState.OBJECT_NOT_IN_STATE);
   }
 
+  /** 55000, as pgjdbc's {@code PgResultSet.checkClosed()}. */
+  static PSQLException resultSetClosed() {
+    return new PSQLException("This ResultSet is closed.", PSQLState.OBJECT_NOT_IN_STATE);
+  }
+
   /** 08003, as pgjdbc's {@code PgConnection.checkClosed()}; {@code cause} may be null. */
   static PSQLException connectionClosed(String why, Throwable cause) {
     return new PSQLException(why == null ? "This connection has been closed."
