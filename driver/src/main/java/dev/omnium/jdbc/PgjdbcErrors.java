@@ -56,6 +56,11 @@ final class PgjdbcErrors {
     return new PSQLException(message, PSQLState.INVALID_PARAMETER_VALUE);
   }
 
+  /** 07006, as pgjdbc's {@code setNull} for a {@code java.sql.Types} value it has no type for. */
+  static PSQLException unknownType() {
+    return new PSQLException("Unknown Types value.", PSQLState.INVALID_PARAMETER_TYPE);
+  }
+
   /** 55000 for a call the object's state does not allow yet (out values before execute). */
   static PSQLException notInState(String message) {
     return new PSQLException(message, PSQLState.OBJECT_NOT_IN_STATE);
