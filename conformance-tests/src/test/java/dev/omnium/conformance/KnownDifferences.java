@@ -39,30 +39,18 @@ final class KnownDifferences {
           "false", "true", CLOSES_RESOURCES),
       new Known("datasource|agent", "lifecycle/result-after-connection-close", List.of("rs.next"),
           "true", "!PSQLException(55000)", CLOSES_RESOURCES),
-      new Known("datasource|agent", "arguments/closed-result-statement", List.of("call"),
-          "!PSQLException(55000)", "true", "defect, reported: getStatement() of a closed result"
-          + " set answers its logical statement without asking pgjdbc's result set (pgjdbc:"
-          + " 55000; under an application HikariCP pool both answer)"),
-      new Known("driver|datasource|agent", "arguments/connection-schema-missing",
-          List.of("after.schema"), "null", "no_such_schema", "defect, reported: getSchema()"
-          + " answers the schema last set through setSchema without asking the server; pgjdbc"
-          + " asks (current_schema() is null when that schema does not exist)"),
-      checkedAtExecute("index-too-high", "call", "!PSQLException(22023)", "done"),
-      checkedAtExecute("set-null-unknown-type", "call", "!PSQLException(07006)", "done"),
-      checkedAtExecute("set-null-unknown-type", "execute", "!PSQLException(22023)",
-          "!PSQLException(07006)"),
       checkedAtExecute("set-object-bad-conversion", "call", "!PSQLException(07006)", "done"),
       checkedAtExecute("set-object-bad-conversion", "execute", "!PSQLException(22023)",
           "!PSQLException(07006)"));
 
-  /** A check pgjdbc makes at a prepared statement's setter and omnium only at execute. */
+  /** A conversion pgjdbc makes at a prepared statement's setter and omnium only at execute. */
   private static Known checkedAtExecute(String scenario, String key, String pgjdbc,
       String omnium) {
     return new Known("driver|datasource|agent", "arguments/prepared-" + scenario, List.of(key),
-        pgjdbc, omnium, "defect, reported: parameters are recorded and applied to pgjdbc's"
-        + " statement when it executes, so an index above the parameter count, an unknown Types"
-        + " value or a value pgjdbc cannot convert fails at execute (with pgjdbc's own error)"
-        + " instead of at the setter (an index below 1 fails at the setter, as on pgjdbc)");
+        pgjdbc, omnium, "defect, reported: setObject(i, x, targetSqlType) records the value and"
+        + " pgjdbc's statement converts it when it executes, so a value pgjdbc cannot convert"
+        + " fails at execute (with pgjdbc's own error) instead of at the setter (the index and"
+        + " a setNull Types value are checked at the setter, as on pgjdbc)");
   }
 
   private KnownDifferences() { }

@@ -267,7 +267,9 @@ abstract class LogicalConnectionBase implements Connection {
   @Override
   public String getSchema() throws SQLException {
     checkOpen();
-    return state.schema != null ? state.schema : currentOrPrimary().getSchema();
+    // pgjdbc asks the server (current_schema(): null when the schema set does not exist), so
+    // the answer comes from a session: the bound one, else the one the connection would bind
+    return currentOrPrimary().getSchema();
   }
 
   @Override

@@ -22,6 +22,11 @@ final class PgjdbcErrors {
     return new PSQLException("This statement has been closed.", PSQLState.OBJECT_NOT_IN_STATE);
   }
 
+  /** 55000, as pgjdbc's {@code PgResultSet.checkClosed()}. */
+  static PSQLException resultSetClosed() {
+    return new PSQLException("This ResultSet is closed.", PSQLState.OBJECT_NOT_IN_STATE);
+  }
+
   /** 08003, as pgjdbc's {@code PgConnection.checkClosed()}; {@code cause} may be null. */
   static PSQLException connectionClosed(String why, Throwable cause) {
     return new PSQLException(why == null ? "This connection has been closed."
@@ -49,6 +54,11 @@ final class PgjdbcErrors {
   /** 22023: an argument out of range (negative sizes and timeouts, unknown constants). */
   static PSQLException invalidParameter(String message) {
     return new PSQLException(message, PSQLState.INVALID_PARAMETER_VALUE);
+  }
+
+  /** 07006, as pgjdbc's {@code setNull} for a {@code java.sql.Types} value it has no type for. */
+  static PSQLException unknownType() {
+    return new PSQLException("Unknown Types value.", PSQLState.INVALID_PARAMETER_TYPE);
   }
 
   /** 55000 for a call the object's state does not allow yet (out values before execute). */

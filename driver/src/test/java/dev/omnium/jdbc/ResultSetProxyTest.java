@@ -42,10 +42,20 @@ class ResultSetProxyTest {
   private final ResultSetProxy proxy = new ResultSetProxy(delegate, owner);
 
   @Test
-  void getStatementAnswersTheOwnerWithoutAskingThePhysicalResultSet() throws SQLException {
+  void getStatementAnswersTheOwnerAskingThePhysicalResultSetOnlyWhetherItIsClosed()
+      throws SQLException {
+    physical.answer = m -> m.getReturnType() == boolean.class ? false : null;
     assertSame(owner, proxy.getStatement());
     assertNull(new ResultSetProxy(delegate, null).getStatement());
-    assertTrue(physical.calls.isEmpty(), physical.calls::toString);
+    assertEquals(List.of("isClosed", "isClosed"),
+        physical.calls.stream().map(c -> c.method().getName()).toList());
+  }
+
+  @Test
+  void getStatementOfAClosedResultSetThrows55000AsPgjdbc() {
+    physical.answer = m -> m.getReturnType() == boolean.class ? true : null;
+    SQLException e = assertThrows(SQLException.class, proxy::getStatement);
+    assertEquals("55000", e.getSQLState());
   }
 
   @Test
@@ -165,7 +175,9 @@ class ResultSetProxyTest {
 
     @Test
     void resultSetsComeBackWrappedWithoutAStatement() throws SQLException {
-      ResultSet physicalRs = new Recorder().as(ResultSet.class);
+      Recorder openRs = new Recorder();
+      openRs.answer = m -> m.getReturnType() == boolean.class ? false : null;
+      ResultSet physicalRs = openRs.as(ResultSet.class);
       physicalMetaData.answer = m -> physicalRs;
       ResultSet tables = metaData.getTables(null, "public", "%", new String[] {"TABLE"});
       ResultSetProxy wrapped = assertInstanceOf(ResultSetProxy.class, tables);
@@ -183,7 +195,9 @@ class ResultSetProxyTest {
         if (m.getReturnType() != ResultSet.class) {
           continue;
         }
-        ResultSet physicalRs = new Recorder().as(ResultSet.class);
+        Recorder openRs = new Recorder();
+        openRs.answer = x -> x.getReturnType() == boolean.class ? false : null;
+        ResultSet physicalRs = openRs.as(ResultSet.class);
         physicalMetaData.answer = ignored -> physicalRs;
         Object result = m.invoke(metaData, Samples.arguments(m));
         ResultSetProxy wrapped = assertInstanceOf(ResultSetProxy.class, result, m.toString());

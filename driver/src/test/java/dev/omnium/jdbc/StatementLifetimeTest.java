@@ -9,19 +9,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.StubSessions.Session;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
+import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.postgresql.util.PSQLException;
 
 /**
  * How long a logical connection's statements live, as pgjdbc's: they check only their own state,
  * survive a lost primary session and a later close() (a pool's eviction, on its own thread), and
- * fail 08003 at execute. A stub primary session stands in for the server.
+ * fail 08003 at execute; their setters refuse at the call what pgjdbc's refuse. A stub primary
+ * session stands in for the server.
  */
 class StatementLifetimeTest {
   static Router router;
@@ -96,5 +100,65 @@ class StatementLifetimeTest {
     c.setAutoCommit(false);
     ps.setBlob(1, new ByteArrayInputStream(new byte[] {1}), 1); // created at execute
     c.close();
+  }
+
+  /**
+   * What a prepared statement's setters refuse at the call, as pgjdbc's do, before any session
+   * is bound: an index outside pgjdbc's parameter count (counted by its own parser) and a Types
+   * value setNull has no type for.
+   */
+  @Nested
+  class SetterChecks {
+    @Test
+    void countsPlaceholdersAsPgjdbcsParser() {
+      assertEquals(2, ParameterCounts.of("SELECT ?, ?"));
+      assertEquals(1, ParameterCounts.of("SELECT '?', \"?\", ? -- ?\n /* ? */"));
+      assertEquals(3, ParameterCounts.of("SELECT ?; SELECT ?, ?"));
+      assertEquals(1, ParameterCounts.of("SELECT {fn ucase(?)}"));
+      assertEquals(0, ParameterCounts.of("SELECT $$?$$, '{\"a\": 1}'::jsonb ?? 'a'"));
+      assertEquals(0, ParameterCounts.of("SELECT 1"));
+    }
+
+    @Test
+    void anIndexAboveTheCountFailsAtTheSetterAndNothingIsBound() throws SQLException {
+      Session primary = StubSessions.session();
+      OmniumConnection c = on(primary);
+      PreparedStatement ps = c.prepareStatement("SELECT ?::int, ?::text");
+      ps.setInt(2, 1);
+      PSQLException high = assertThrows(PSQLException.class, () -> ps.setInt(3, 1));
+      assertEquals("22023", high.getSQLState());
+      assertTrue(high.getMessage().contains("number of columns: 2"), high.getMessage());
+      assertEquals("22023", assertThrows(PSQLException.class,
+          () -> ps.setString(0, "a")).getSQLState());
+      assertNull(c.primaryConnection(), "no session bound for a refused setter");
+      c.close();
+    }
+
+    @Test
+    void setNullRefusesATypesValuePgjdbcHasNoTypeFor() throws SQLException {
+      Session primary = StubSessions.session();
+      OmniumConnection c = on(primary);
+      PreparedStatement ps = c.prepareStatement("SELECT ?");
+      for (int known : new int[] {Types.INTEGER, Types.VARCHAR, Types.OTHER, Types.NULL,
+          Types.TIMESTAMP_WITH_TIMEZONE, Types.REF_CURSOR, Types.SQLXML}) {
+        ps.setNull(1, known);
+      }
+      for (int unknown : new int[] {12345, Types.NVARCHAR, Types.NCHAR, Types.JAVA_OBJECT}) {
+        assertEquals("07006", assertThrows(PSQLException.class,
+            () -> ps.setNull(1, unknown)).getSQLState(), "Types " + unknown);
+      }
+      // the index is checked first, as on pgjdbc
+      assertEquals("22023", assertThrows(PSQLException.class,
+          () -> ps.setNull(2, 12345)).getSQLState());
+      c.close();
+    }
+
+    @Test
+    void aCallableStatementLeavesItsCountToPgjdbcAtExecute() throws SQLException {
+      OmniumConnection c = on(StubSessions.session());
+      CallableStatement cs = c.prepareCall("{? = call f(?)}");
+      cs.setInt(3, 1); // recorded; pgjdbc's statement refuses it at execute
+      c.close();
+    }
   }
 }

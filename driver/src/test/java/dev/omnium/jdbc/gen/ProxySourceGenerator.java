@@ -324,6 +324,10 @@ public final class ProxySourceGenerator {
         lines = check == null
             ? List.of(lines.get(0), "checkIndex(" + names[0] + ");", lines.get(1))
             : List.of(lines.get(0), check, "checkIndex(" + names[0] + ");", lines.get(1));
+        if (m.getName().equals("setNull") && p.length == 2) {
+          lines = List.of(lines.get(0), lines.get(1), "checkNullType(" + names[1] + ");",
+              lines.get(2));
+        }
       }
       if (notImplementedInPgjdbc(m)) {
         lines = List.of("throw PgjdbcErrors.notImplemented(\"" + m.getName() + "\");");
