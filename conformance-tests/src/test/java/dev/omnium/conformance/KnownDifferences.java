@@ -38,20 +38,7 @@ final class KnownDifferences {
       new Known("datasource|agent", "lifecycle/result-after-connection-close", List.of("rs.closed"),
           "false", "true", CLOSES_RESOURCES),
       new Known("datasource|agent", "lifecycle/result-after-connection-close", List.of("rs.next"),
-          "true", "!PSQLException(55000)", CLOSES_RESOURCES),
-      checkedAtExecute("set-object-bad-conversion", "call", "!PSQLException(07006)", "done"),
-      checkedAtExecute("set-object-bad-conversion", "execute", "!PSQLException(22023)",
-          "!PSQLException(07006)"));
-
-  /** A conversion pgjdbc makes at a prepared statement's setter and omnium only at execute. */
-  private static Known checkedAtExecute(String scenario, String key, String pgjdbc,
-      String omnium) {
-    return new Known("driver|datasource|agent", "arguments/prepared-" + scenario, List.of(key),
-        pgjdbc, omnium, "defect, reported: setObject(i, x, targetSqlType) records the value and"
-        + " pgjdbc's statement converts it when it executes, so a value pgjdbc cannot convert"
-        + " fails at execute (with pgjdbc's own error) instead of at the setter (the index and"
-        + " a setNull Types value are checked at the setter, as on pgjdbc)");
-  }
+          "true", "!PSQLException(55000)", CLOSES_RESOURCES));
 
   private KnownDifferences() { }
 

@@ -176,8 +176,12 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     }
   }
 
-  /** {@code setObject(index, value, targetSqlType)}: pgjdbc makes a large object of these. */
+  /**
+   * {@code setObject(index, value, targetSqlType)}: pgjdbc converts the value at the setter
+   * (07006 when it cannot), before its index check, and makes a large object of these.
+   */
   final void checkLargeObject(Object value, int targetSqlType) throws SQLException {
+    TargetTypeCheck.check(value, targetSqlType);
     if ((targetSqlType == Types.BLOB && (value instanceof Blob || value instanceof InputStream))
         || (targetSqlType == Types.CLOB && value instanceof Clob)) {
       checkLargeObject(value);
