@@ -74,8 +74,8 @@ final class Binding {
     retried = false;
     applied = 0;
     settingsSql = false;
-    if (pooled) snapshotReported(c);
     PGConnection pg = pooled ? pg(c) : null;
+    if (pooled) snapshotReported(c, pg);
     session = pg instanceof Connection ? (Connection) pg : c;
     connection = c; // volatile write last: a releasing thread that sees c sees the rest
   }
@@ -106,7 +106,7 @@ final class Binding {
     return endpoint;
   }
 
-  private void snapshotReported(Connection c) {
+  private void snapshotReported(Connection c, PGConnection pg) {
     ReplicaSessionBase rs = replicaSession(c);
     String[] at = rs == null ? null : rs.reported;
     if (at != null) { // what every return to the pool checked: no lookups
@@ -119,7 +119,6 @@ final class Binding {
       if (ownReported == null) ownReported = new String[REPORTED.length];
       at = ownReported;
     }
-    PGConnection pg = pg(c);
     for (int i = 0; i < at.length; i++) {
       at[i] = pg == null ? null : pg.getParameterStatus(REPORTED[i]);
     }
@@ -136,8 +135,7 @@ final class Binding {
   }
 
   /** The server reported a change of a session setting since the session was bound. */
-  private boolean reportedChanged(Connection c) {
-    PGConnection pg = pg(c);
+  private boolean reportedChanged(PGConnection pg) {
     if (pg == null) return false;
     String[] at = reportedAtBind;
     for (int i = 0; i < at.length; i++) {
@@ -145,6 +143,11 @@ final class Binding {
       if (now != at[i] && (now == null || !now.equals(at[i]))) return true;
     }
     return false;
+  }
+
+  /** pgjdbc's connection: the session bound, without another unwrap, where it is pgjdbc's. */
+  private static PGConnection pg(Connection session, Connection c) {
+    return session instanceof PGConnection p ? p : pg(c);
   }
 
   private static PGConnection pg(Connection c) {
@@ -171,13 +174,14 @@ final class Binding {
   private boolean end(boolean dead, boolean abort) {
     Connection c = connection;
     if (c == null) return false;
+    Connection s = session;
     Route r = route;
     ReplicaEndpoint e = endpoint;
     // claim it first: once given back, the session may already be another borrower's
     if (!CONNECTION.compareAndSet(this, c, null)) return false;
     if (abort) {
       try {
-        PGConnection pg = pg(c);
+        PGConnection pg = pg(s, c);
         if (pg != null) {
           ((Connection) pg).abort(Runnable::run);
         } else {
@@ -187,9 +191,9 @@ final class Binding {
         // gone already
       }
     }
-    if (!dead && pooled) dead = !resetForPool(c, r);
+    if (!dead && pooled) dead = !resetForPool(c, s, r);
     if (r == Route.REPLICA) {
-      e.release(c, dead);
+      e.release(c, s, dead);
     } else if (r == Route.FALLBACK) {
       router.releaseFallback(c, dead);
     } else {
@@ -203,13 +207,14 @@ final class Binding {
    * a JDBC setter or raw SQL changed a setting (it restores the startup values, read-only
    * included), then the client-side values. False when the session must be evicted instead.
    */
-  private boolean resetForPool(Connection c, Route r) {
+  private boolean resetForPool(Connection c, Connection s, Route r) {
     int bits = applied;
+    PGConnection pg = pg(s, c);
     try {
       // The pool rolls back only what ran through its own statement proxies: a read session's
       // statements did not (see session()), so a transaction left open is rolled back here.
-      if (r != Route.PRIMARY && PgTransactionState.inTransactionOn(session)) c.rollback();
-      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || settingsSql || reportedChanged(c)) {
+      if (r != Route.PRIMARY && PgTransactionState.inTransactionOn(s)) c.rollback();
+      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || settingsSql || reportedChanged(pg)) {
         if (!c.getAutoCommit()) {
           c.rollback();
           c.setAutoCommit(true);
@@ -217,7 +222,7 @@ final class Binding {
         try (Statement st = c.createStatement()) {
           st.execute("RESET ALL");
         }
-        if (reportedChanged(c)) return false; // e.g. SET SESSION AUTHORIZATION: not ours to undo
+        if (reportedChanged(pg)) return false; // e.g. SET SESSION AUTHORIZATION: not ours to undo
       }
       if ((bits & SessionState.NETWORK_TIMEOUT) != 0) {
         c.setNetworkTimeout(Runnable::run, networkTimeoutBefore);
@@ -226,7 +231,6 @@ final class Binding {
       if ((bits & SessionState.TYPE_MAP) != 0) c.setTypeMap(typeMapBefore);
       typeMapBefore = null;
       if (r != Route.PRIMARY) {
-        PGConnection pg = pg(c);
         String ro = pg == null ? null : pg.getParameterStatus("default_transaction_read_only");
         // read routes stay read-only: a session that says otherwise is never lent again
         if (ro != null && !"on".equals(ro)) return false;

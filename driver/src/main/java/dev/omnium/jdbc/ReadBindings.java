@@ -116,7 +116,7 @@ final class ReadBindings {
     } catch (RuntimeException e) {
       ok = false;
     }
-    if (!ok) r.release(c, dead);
+    if (!ok) r.release(c, c, dead);
     return ok;
   }
 

@@ -120,12 +120,15 @@ final class ReplicaEndpoint {
         name, n);
   }
 
-  /** Returns a connection to the pool, or evicts it when the server ended its session. */
-  void release(Connection c, boolean dead) {
+  /**
+   * Returns a connection to the pool, or evicts it when the server ended its session;
+   * {@code session} is pgjdbc's connection under it (asked for the role without an unwrap).
+   */
+  void release(Connection c, Connection session, boolean dead) {
     inUse.decrementAndGet();
     lent.remove(c);
     // The server reports a promotion with the first answer after it: notice it now.
-    boolean primary = !dead && RoleSignal.reportsPrimary(c);
+    boolean primary = !dead && RoleSignal.reportsPrimary(session);
     Pools.release(pool, c, dead || primary);
     if (primary) promoted();
   }
