@@ -305,7 +305,6 @@ public final class RoundTrips {
 
   private static boolean background(String query) {
     String q = query.toLowerCase(Locale.ROOT);
-    if (q.contains("has_function_privilege")) return false; // read-your-writes' own position query
     return q.contains("replica_heartbeat") || q.startsWith("set application_name") || q.contains("pg_stat_statements") || q.contains("pg_stat_activity")
         || q.contains("pg_database") || q.contains("pg_last_wal") || q.contains("pg_current_wal");
   }

@@ -1,15 +1,19 @@
 package dev.omnium.jdbc;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * Read-your-writes for one logical connection: the last position it committed on the primary,
- * and the one its read-only work must see (a token it was given). Nothing here costs anything
- * with {@code readYourWrites=off}.
+ * Read-your-writes for one logical connection: the last commit it made on the primary, and the
+ * position its read-only work must see (a token it was given). A commit is remembered as the
+ * client time it returned; its WAL position is learnt from the primary's sampler when a token is
+ * asked for (see {@link WritePositions}). Nothing here costs anything with
+ * {@code readYourWrites=off}, and a commit costs a clock reading with it on.
  */
 final class ConnectionWrites {
   private final WritePositions positions;
+  /** The last commit's client time, valid when {@code pending}; then dated into lastWriteLsn. */
+  private long lastCommitNanos;
+  private boolean pending;
   private long lastWriteLsn;
   private long requiredLsn;
 
@@ -29,33 +33,33 @@ final class ConnectionWrites {
   }
 
   /**
-   * After an autocommit write on {@code primary}: where the primary's WAL ends now (one query;
-   * the statement already committed, so this never fails it).
+   * A commit on the primary returned: an autocommit write, {@code commit()}, or
+   * {@code setAutoCommit(true)} ending an open transaction.
    */
-  void afterCommit(Connection primary) {
-    if (positions.enabled() && primary != null) record(WritePositions.currentPosition(primary));
+  void committed() {
+    if (!positions.enabled()) return;
+    long now = System.nanoTime();
+    lastCommitNanos = now;
+    pending = true;
+    positions.committed(now);
   }
 
-  /** Commits the primary's open transaction, learning its position in the same round trip. */
-  void commit(Connection primary) throws SQLException {
-    long lsn;
-    try {
-      lsn = WritePositions.commitReturningPosition(primary);
-    } catch (SQLException e) {
-      // a lost session may have committed: its readers take the primary until a position is known
-      if (SqlStates.connectionDead(e)) record(WritePositions.UNKNOWN);
-      throw e;
-    }
-    record(lsn);
+  /**
+   * A commit failed with {@code e}: when the session was lost, the commit may have happened, so
+   * it is remembered as if it returned now (its readers take the primary until a sample dates
+   * it); any other error committed nothing.
+   */
+  void commitFailed(SQLException e) {
+    if (SqlStates.connectionDead(e)) committed();
   }
 
-  private void record(long lsn) {
-    lastWriteLsn = WritePositions.merge(lastWriteLsn, lsn);
-    positions.remember(lsn);
-  }
-
-  /** The last committed write as a token, or null before the first one. */
+  /** The last committed write as a token, or null before the first one (waits, bounded). */
   String lastToken() {
+    if (pending) {
+      lastWriteLsn = WritePositions.merge(lastWriteLsn,
+          positions.awaitPositionAfter(lastCommitNanos));
+      pending = lastWriteLsn == WritePositions.UNKNOWN;
+    }
     return lastWriteLsn == 0 ? null : WritePositions.token(lastWriteLsn);
   }
 

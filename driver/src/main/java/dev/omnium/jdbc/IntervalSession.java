@@ -15,6 +15,10 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
   /** Null until the first round connects, and again after each drop. */
   private volatile Connection connection;
   private volatile boolean closed;
+  /** A round was asked for before its time ({@link #requestEarlyRound}). */
+  private volatile boolean early;
+  /** Earliest start of an asked-for round after the previous round's start; 0: never asked. */
+  private long earlyGapNanos;
   private final PgConnector connector;
   private final long intervalNanos;
   /** How long {@link #close()} waits for the thread before aborting the socket. */
@@ -40,6 +44,25 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
     // nothing by default
   }
 
+  /**
+   * Lets {@link #requestEarlyRound} start a round as soon as {@code gap} after the previous
+   * round started, instead of waiting for the interval: a bound on the extra rounds.
+   */
+  final void allowEarlyRounds(Duration gap) {
+    earlyGapNanos = Math.max(1, gap.toNanos());
+  }
+
+  /**
+   * Asks for a round soon (see {@link #allowEarlyRounds}); one round serves every request made
+   * before it started. Costs the caller a volatile read, and an unpark only for the first request.
+   */
+  final void requestEarlyRound() {
+    if (!early && earlyGapNanos > 0) {
+      early = true;
+      LockSupport.unpark(thread);
+    }
+  }
+
   final long intervalNanos() {
     return intervalNanos;
   }
@@ -56,12 +79,22 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
   public final void run() {
     long next = System.nanoTime();
     while (!closed) {
+      long started = System.nanoTime();
+      early = false; // a request made before this round started is served by it
       round();
       long now = System.nanoTime();
-      next += intervalNanos;
-      if (next < now) next = now; // a slow round does not cause a burst of catch-up rounds
+      if (next - started <= 0) { // the scheduled round, not an early one: schedule the next
+        next += intervalNanos;
+        if (next < now) next = now; // a slow round does not cause a burst of catch-up rounds
+      }
       while (!closed && (now = System.nanoTime()) < next) {
-        LockSupport.parkNanos(this, next - now);
+        long until = next;
+        if (early) {
+          long soon = started + earlyGapNanos;
+          if (soon - now <= 0) break;
+          if (soon - until < 0) until = soon;
+        }
+        LockSupport.parkNanos(this, until - now);
       }
     }
     dropSession();

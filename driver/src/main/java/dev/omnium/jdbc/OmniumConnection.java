@@ -117,16 +117,11 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
   }
 
-  /** Read-your-writes after an autocommit write: records where the primary's WAL ends now. */
-  void afterPrimaryCommit() {
-    writes.afterCommit(primaryConnection());
-  }
-
   /** An autocommit statement ran on the primary: record its commit if it may have written. */
   void afterAutocommitStatement(boolean changedRows, LogicalStatement s, String sql) {
     if (state.autoCommit && !readOnly && writes.enabled()
         && (changedRows || s.mayWrite(sql))) {
-      afterPrimaryCommit();
+      writes.committed();
     }
   }
 
@@ -310,14 +305,14 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (state.autoCommit == autoCommit) return;
     Connection p = primaryConnection();
     if (p != null) {
+      boolean commits = autoCommit && writes.enabled() && primaryTransactionOpen();
       try {
-        if (autoCommit && writes.enabled() && primaryTransactionOpen()) {
-          writes.commit(p); // what pgjdbc's setAutoCommit(true) would commit
-        }
         p.setAutoCommit(autoCommit); // pgjdbc commits an open transaction
       } catch (SQLException e) {
+        if (commits) writes.commitFailed(e);
         throw checkPrimary(e);
       }
+      if (commits) writes.committed();
     }
     Connection r = readConnection();
     if (r != null) {
@@ -356,15 +351,14 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     Connection p = primaryConnection();
     if (p != null) {
+      boolean remember = writes.enabled() && primaryTransactionOpen();
       try {
-        if (writes.enabled() && primaryTransactionOpen()) {
-          writes.commit(p);
-        } else {
-          p.commit();
-        }
+        p.commit();
       } catch (SQLException e) {
+        if (remember) writes.commitFailed(e);
         throw checkPrimary(e);
       }
+      if (remember) writes.committed();
     }
     endRead(true);
   }

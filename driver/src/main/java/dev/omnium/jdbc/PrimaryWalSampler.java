@@ -27,10 +27,26 @@ final class PrimaryWalSampler extends IntervalSession {
   private volatile String lastError;
   private boolean failing;
 
+  /**
+   * The least time between two samples when read-your-writes asks for them: at most about 100
+   * extra small queries a second on the primary, however many commits ask.
+   */
+  static final Duration EARLY_SAMPLE_GAP = Duration.ofMillis(10);
+
   PrimaryWalSampler(PgConnector connector, WalTimeline timeline, Duration interval,
       String threadName) {
     super(connector, interval, threadName, 500);
     this.timeline = timeline;
+    allowEarlyRounds(EARLY_SAMPLE_GAP.compareTo(interval) < 0 ? EARLY_SAMPLE_GAP : interval);
+  }
+
+  /**
+   * Asks for a sample soon (within {@link #EARLY_SAMPLE_GAP} of the previous one) rather than at
+   * the next interval: a commit that read-your-writes remembers is dated by the first sample
+   * sent after it.
+   */
+  void requestSample() {
+    requestEarlyRound();
   }
 
   WalTimeline timeline() {
@@ -53,10 +69,11 @@ final class PrimaryWalSampler extends IntervalSession {
   /** One sample; never throws. */
   @Override
   void round() {
+    long sent = System.nanoTime();
     try {
       Connection connection = session();
       long sentMicros = ClockOffset.nowMicros();
-      long sent = System.nanoTime();
+      sent = System.nanoTime();
       try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(QUERY)) {
         long receivedMicros = ClockOffset.nowMicros();
         rs.next();
@@ -70,6 +87,7 @@ final class PrimaryWalSampler extends IntervalSession {
         log.info("omnium: primary WAL position readable again; replica lag is measured again");
       }
     } catch (SQLException | RuntimeException e) {
+      timeline.failed(sent);
       dropSession();
       String msg = e instanceof SQLException
           ? e.getMessage() + " (SQLState " + ((SQLException) e).getSQLState() + ")" : e.toString();

@@ -60,8 +60,6 @@ final class Router implements AutoCloseable, RouterMXBean {
   Router(OmniumConfig config, boolean pooledPrimary) {
     this.config = config;
     this.defaultMaxAgeNanos = config.maxAge().toNanos();
-    this.writePositions = new WritePositions(config.readYourWrites(),
-        config.readYourWritesTtl().toNanos());
     int id = SEQUENCE.incrementAndGet();
     String app = config.applicationName();
     this.credentials = new RouterCredentials(config);
@@ -80,6 +78,11 @@ final class Router implements AutoCloseable, RouterMXBean {
 
     List<HostSpec> hosts = config.replicas();
     this.walSampler = hosts.isEmpty() ? null : walSampler(config.primaryUrl(), app);
+    // a token waits for the sample that dates its commit as long as for a pooled session
+    this.writePositions = new WritePositions(config.readYourWrites(),
+        config.readYourWritesTtl().toNanos(), walSampler == null ? null : walSampler.timeline(),
+        walSampler == null ? () -> { } : walSampler::requestSample,
+        config.poolTimeout().toNanos());
     this.replicas = new ReplicaEndpoint[hosts.size()];
     for (int i = 0; i < replicas.length; i++) {
       HostSpec h = hosts.get(i);

@@ -1,5 +1,7 @@
 package dev.omnium.jdbc;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * The primary's WAL insert position, sampled with the client's monotonic clock: the clock-free
  * bridge between a replica's replay position and the client's time.
@@ -10,8 +12,10 @@ package dev.omnium.jdbc;
  * every transaction that committed before {@code sent}: its staleness at client time {@code t}
  * is at most {@code t - sent}. No server clock takes part.
  *
- * <p>Written by the primary sampler, read by the watchers after each probe: cold paths, so a
- * plain monitor; the routing decision never touches this class.
+ * <p>Written by the primary sampler, read by the watchers after each probe and by
+ * read-your-writes, which dates a commit by the first sample sent after it returned
+ * ({@link #positionAfter}): cold paths, so a plain monitor; the routing decision only touches it
+ * in the moments after a remembered write, before a sample covers it.
  */
 final class WalTimeline {
   /** No sample covers the position: staleness unknown. Same value as {@link LagWatcher#UNKNOWN}. */
@@ -21,6 +25,9 @@ final class WalTimeline {
   private final long[] lsn;
   private int next;
   private int size;
+  /** The last failed round's start, valid when {@code anyFailure}. */
+  private boolean anyFailure;
+  private long failedSentNanos;
 
   /** @param capacity samples kept; with one sample per interval, how far back lag can be told */
   WalTimeline(int capacity) {
@@ -46,6 +53,7 @@ final class WalTimeline {
     lsn[next] = insertLsn;
     next = (next + 1) % sent.length;
     if (size < sent.length) size++;
+    notifyAll();
   }
 
   /**
@@ -58,6 +66,44 @@ final class WalTimeline {
       if (Long.compareUnsigned(lsn[i], replayLsn) <= 0) return sent[i];
     }
     return UNKNOWN;
+  }
+
+  /**
+   * The position of the first sample sent at or after {@code clientNanos}: every transaction
+   * whose commit had returned by then ends below it. 0 when no such sample has been taken yet.
+   */
+  synchronized long positionAfter(long clientNanos) {
+    long found = 0;
+    for (int k = 1; k <= size; k++) {
+      int i = Math.floorMod(next - k, sent.length);
+      if (sent[i] - clientNanos < 0) break;
+      found = lsn[i];
+    }
+    return found;
+  }
+
+  /**
+   * Like {@link #positionAfter}, waiting up to {@code timeoutNanos} for such a sample; 0 when
+   * none came in time or a sampling round that started after {@code clientNanos} failed.
+   */
+  synchronized long awaitPositionAfter(long clientNanos, long timeoutNanos)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    while (true) {
+      long lsn = positionAfter(clientNanos);
+      if (lsn != 0) return lsn;
+      if (anyFailure && failedSentNanos - clientNanos >= 0) return 0;
+      long left = deadline - System.nanoTime();
+      if (left <= 0) return 0;
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+  }
+
+  /** A sampling round that started at {@code sentNanos} could not read the position. */
+  synchronized void failed(long sentNanos) {
+    anyFailure = true;
+    failedSentNanos = sentNanos;
+    notifyAll();
   }
 
   /** When the newest sample was sent, {@link #UNKNOWN} when there is none. */

@@ -1,20 +1,22 @@
 package dev.omnium.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * Read-your-writes bookkeeping of one router: the WAL position of the last write each thread
- * committed through omnium (with its expiry), the token format that carries a position to
- * another thread, request or service, and the queries that learn a position. A read that must see
- * a position goes to a replica only if that replica has replayed it.
+ * Read-your-writes bookkeeping of one router: the last write each thread committed through
+ * omnium (with its expiry), the token format that carries a position to another thread, request
+ * or service, and how a commit becomes a WAL position. A read that must see a position goes to a
+ * replica only if that replica has replayed it.
  *
- * <p>A position omnium could not learn is {@link #UNKNOWN}: reads that must see it take the
- * fallback route (the primary, where every commit is visible) until the next position learnt on
- * the same thread or connection replaces it, or the TTL ends. A later position is always past the
- * earlier commit, since it was read after that commit completed.
+ * <p>A commit costs nothing but a clock reading: it is remembered as the client time its
+ * {@code COMMIT} (or autocommit statement) returned, and the primary's {@link PrimaryWalSampler}
+ * is asked for a sample soon. The first sample sent at or after that time has a WAL insert
+ * position past the commit record ({@link WalTimeline#positionAfter}): that is the position a
+ * replica must have replayed. Until such a sample exists, reads that must see the write take the
+ * fallback route (the primary, where every commit is visible).
+ *
+ * <p>A position omnium cannot learn (the sampler cannot read the primary) is {@link #UNKNOWN}:
+ * such reads take the fallback route too.
  */
 final class WritePositions {
   static final String TOKEN_PREFIX = "omnium:v1:";
@@ -22,54 +24,93 @@ final class WritePositions {
   /** Compares above every real WAL position: no replica qualifies for a read that must see it. */
   static final long UNKNOWN = -1L;
 
-  /**
-   * The position after a commit. The insert position is used rather than the write position
-   * because with synchronous_commit=off the commit record may still be in WAL buffers: the insert
-   * position is never before it. Schema-qualified, so no search_path can shadow it; NULL rather
-   * than an error when EXECUTE was revoked, so the query after a COMMIT in one pipeline can only
-   * fail with the session, never on its own after the commit succeeded.
-   */
-  static final String POSITION_SQL = "SELECT CASE WHEN pg_catalog.has_function_privilege("
-      + "'pg_catalog.pg_current_wal_insert_lsn()', 'EXECUTE') "
-      + "THEN pg_catalog.pg_current_wal_insert_lsn()::text END";
-
-  /** COMMIT and the position query in one round trip (one Sync, or one simple query). */
-  static final String COMMIT_AND_POSITION_SQL = "COMMIT; " + POSITION_SQL;
-
   /** Per thread and mutable, so remembering a write allocates only once per thread. */
   private static final class Position {
+    /** The known position this thread must see (0: none). */
     long lsn;
+    /** A commit not yet dated by a sample: its client time, valid when {@code pending}. */
+    long committedNanos;
+    boolean pending;
     long expiresNanos;
   }
 
   private final boolean enabled;
   private final boolean threadMode;
   private final long ttlNanos;
+  private final long tokenWaitNanos;
+  /** The primary's samples, null without replicas (every read is then the primary's). */
+  private final WalTimeline timeline;
+  private final Runnable sampleRequest;
   private final ThreadLocal<Position> lastWrite = new ThreadLocal<>();
 
-  WritePositions(String mode, long ttlNanos) {
+  /**
+   * @param timeline the primary's samples, null without replicas
+   * @param sampleRequest asks the primary's sampler for a sample soon
+   * @param tokenWaitNanos how long a token waits for the sample that dates its commit
+   */
+  WritePositions(String mode, long ttlNanos, WalTimeline timeline, Runnable sampleRequest,
+      long tokenWaitNanos) {
     this.enabled = !"off".equals(mode);
     this.threadMode = "thread".equals(mode);
     this.ttlNanos = ttlNanos;
+    this.timeline = timeline;
+    this.sampleRequest = sampleRequest;
+    this.tokenWaitNanos = tokenWaitNanos;
   }
 
-  /** Whether committed writes record their WAL position. */
+  /** Whether committed writes are remembered. */
   boolean enabled() {
     return enabled;
   }
 
   /**
-   * Records the calling thread's write at {@code lsn} ({@link #UNKNOWN} when it could not be
-   * learnt). A known position replaces an unknown one; among known ones the later wins.
+   * A commit by the calling thread returned at {@code committedNanos} (or its session was lost
+   * while committing): in thread mode its reads must see it from now on, and it is the thread's
+   * last write for {@link #lastTokenOfThisThread}. Thread mode asks for the dating sample now, as
+   * reads are likely to follow; token mode when a token is asked for.
    */
-  void remember(long lsn) {
+  void committed(long committedNanos) {
+    if (!enabled) return;
     Position p = lastWrite.get();
     if (p == null) {
       p = new Position();
       lastWrite.set(p);
     }
-    p.lsn = merge(p.lsn, lsn);
-    p.expiresNanos = System.nanoTime() + ttlNanos;
+    p.committedNanos = committedNanos;
+    p.pending = true;
+    p.expiresNanos = committedNanos + ttlNanos;
+    if (threadMode) requestSample();
+  }
+
+  /** Asks the sampler for the sample that will date a commit that just returned. */
+  void requestSample() {
+    if (timeline != null) sampleRequest.run();
+  }
+
+  /**
+   * The position after every commit that returned by {@code committedNanos}, 0 while no sample
+   * taken since dates it, {@link #UNKNOWN} without a sampler.
+   */
+  long positionAfter(long committedNanos) {
+    return timeline == null ? UNKNOWN : timeline.positionAfter(committedNanos);
+  }
+
+  /**
+   * Like {@link #positionAfter}, asking for a sample and waiting for it (bounded): for a token,
+   * which must name a position. {@link #UNKNOWN} when none came.
+   */
+  long awaitPositionAfter(long committedNanos) {
+    if (timeline == null) return UNKNOWN;
+    long lsn = timeline.positionAfter(committedNanos);
+    if (lsn != 0) return lsn;
+    sampleRequest.run();
+    try {
+      lsn = timeline.awaitPositionAfter(committedNanos, tokenWaitNanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      lsn = 0;
+    }
+    return lsn == 0 ? UNKNOWN : lsn;
   }
 
   /**
@@ -82,19 +123,31 @@ final class WritePositions {
   }
 
   /**
-   * Thread mode: the position this thread must see, 0 when none or expired. Costs one ThreadLocal
-   * read.
+   * Thread mode: the position this thread must see, 0 when none or expired, {@link #UNKNOWN}
+   * while no sample dates its last commit yet. Costs one ThreadLocal read once dated.
    */
   long requiredForThisThread(long nowNanos) {
     if (!threadMode) return 0;
     Position p = lastWrite.get();
-    return p == null || nowNanos - p.expiresNanos > 0 ? 0 : p.lsn;
+    if (p == null || nowNanos - p.expiresNanos > 0) return 0;
+    if (p.pending) {
+      long lsn = positionAfter(p.committedNanos);
+      if (lsn == 0) return UNKNOWN;
+      p.lsn = merge(p.lsn, lsn);
+      p.pending = false;
+    }
+    return p.lsn;
   }
 
-  /** The calling thread's last write as a token, or null. */
+  /** The calling thread's last write as a token, or null (waits for its sample, bounded). */
   String lastTokenOfThisThread() {
     Position p = lastWrite.get();
-    return p == null || p.lsn == 0 ? null : token(p.lsn);
+    if (p == null) return null;
+    if (p.pending) {
+      p.lsn = merge(p.lsn, awaitPositionAfter(p.committedNanos));
+      p.pending = p.lsn == UNKNOWN;
+    }
+    return p.lsn == 0 ? null : token(p.lsn);
   }
 
   /** A token for {@code lsn}; an unknown position's token sends reads to the primary. */
@@ -113,52 +166,6 @@ final class WritePositions {
       return Lsn.parse(position);
     } catch (IllegalArgumentException e) {
       throw new SQLException("omnium: not a write token: " + e.getMessage(), "HY000", e);
-    }
-  }
-
-  /**
-   * Commits the open transaction of {@code primary} and reads the position after it in the same
-   * round trip. Any error is the commit's (the position query cannot fail on its own): it is
-   * thrown as pgjdbc's {@code commit()} would throw it.
-   *
-   * @return the position, or {@link #UNKNOWN} when the server would not say
-   */
-  static long commitReturningPosition(Connection primary) throws SQLException {
-    // A prepared statement, so that pgjdbc's per-session statement cache server-prepares both
-    // parts after prepareThreshold uses: the primary then neither parses nor plans the position
-    // query per commit (as a plain statement it doubled the cost of a short write transaction).
-    try (PreparedStatement st = primary.prepareStatement(COMMIT_AND_POSITION_SQL)) {
-      st.execute();
-      // the first result is COMMIT's update count, the second the position
-      if (!st.getMoreResults()) return UNKNOWN;
-      try (ResultSet rs = st.getResultSet()) {
-        return position(rs);
-      }
-    }
-  }
-
-  /**
-   * The position after the last commit of {@code primary} (autocommit mode: one round trip).
-   * Never throws: the write already committed.
-   *
-   * @return the position, or {@link #UNKNOWN} when it could not be read
-   */
-  static long currentPosition(Connection primary) {
-    try (PreparedStatement st = primary.prepareStatement(POSITION_SQL);
-        ResultSet rs = st.executeQuery()) {
-      return position(rs);
-    } catch (SQLException | RuntimeException e) {
-      return UNKNOWN;
-    }
-  }
-
-  private static long position(ResultSet rs) throws SQLException {
-    String text = rs.next() ? rs.getString(1) : null;
-    if (text == null) return UNKNOWN;
-    try {
-      return Lsn.parse(text);
-    } catch (IllegalArgumentException e) {
-      return UNKNOWN;
     }
   }
 }

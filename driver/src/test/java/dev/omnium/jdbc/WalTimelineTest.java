@@ -61,4 +61,32 @@ class WalTimelineTest {
     assertEquals(602, WalTimeline.covering(60_000 * MS, 100 * MS).capacityForTest());
     assertEquals(4096, WalTimeline.covering(3_600_000 * MS, 1 * MS).capacityForTest());
   }
+
+  @Test
+  void aCommitIsDatedByTheFirstSampleSentAtOrAfterIt() {
+    WalTimeline t = new WalTimeline(8);
+    t.add(T0, Lsn.parse("0/100"));
+    t.add(T0 + 10 * MS, Lsn.parse("0/200"));
+    t.add(T0 + 20 * MS, Lsn.parse("0/300"));
+    assertEquals(Lsn.parse("0/200"), t.positionAfter(T0 + 5 * MS));
+    assertEquals(Lsn.parse("0/200"), t.positionAfter(T0 + 10 * MS), "sent at the same reading");
+    assertEquals(Lsn.parse("0/100"), t.positionAfter(T0 - 1));
+    assertEquals(0, t.positionAfter(T0 + 20 * MS + 1), "no sample after the commit yet");
+  }
+
+  @Test
+  void aWaiterGetsTheNextSampleOrNothingWhenTheRoundFails() throws Exception {
+    WalTimeline t = new WalTimeline(8);
+    long commit = System.nanoTime();
+    Thread sampler = new Thread(() -> t.add(System.nanoTime(), Lsn.parse("0/500")));
+    sampler.start();
+    assertEquals(Lsn.parse("0/500"), t.awaitPositionAfter(commit, 60_000 * MS));
+    sampler.join();
+    long later = System.nanoTime();
+    Thread failing = new Thread(() -> t.failed(System.nanoTime()));
+    failing.start();
+    assertEquals(0, t.awaitPositionAfter(later, 60_000 * MS), "a failed round ends the wait");
+    failing.join();
+    assertEquals(0, t.awaitPositionAfter(System.nanoTime() + 60_000 * MS, 1), "bounded");
+  }
 }

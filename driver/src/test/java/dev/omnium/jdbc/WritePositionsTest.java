@@ -2,22 +2,84 @@ package dev.omnium.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class WritePositionsTest {
   private static final long TTL = TimeUnit.MINUTES.toNanos(10);
+  private static final long MS = 1_000_000L;
+
+  private final WalTimeline timeline = new WalTimeline(64);
+  private final AtomicInteger requests = new AtomicInteger();
+
+  private WritePositions positions(String mode, long ttl) {
+    return new WritePositions(mode, ttl, timeline, requests::incrementAndGet, 50 * MS);
+  }
 
   @Test
-  void anUnknownPositionIsReplacedByTheNextKnownOne() {
-    WritePositions w = new WritePositions("thread", TTL);
-    w.remember(Lsn.parse("1/10"));
-    w.remember(WritePositions.UNKNOWN);
+  void aCommitIsReadOnThePrimaryUntilASampleSentAfterItDatesIt() {
+    WritePositions w = positions("thread", TTL);
+    long before = System.nanoTime();
+    timeline.add(before, Lsn.parse("1/10")); // sent before the commit: does not cover it
+    w.committed(System.nanoTime());
+    assertEquals(1, requests.get(), "thread mode asks for a sample at once");
     assertEquals(WritePositions.UNKNOWN, w.requiredForThisThread(System.nanoTime()));
-    w.remember(Lsn.parse("1/20"));
-    assertEquals(Lsn.parse("1/20"), w.requiredForThisThread(System.nanoTime()));
+    timeline.add(System.nanoTime(), Lsn.parse("1/20"));
+    timeline.add(System.nanoTime(), Lsn.parse("1/30"));
+    assertEquals(Lsn.parse("1/20"), w.requiredForThisThread(System.nanoTime()),
+        "the first sample sent after the commit");
+    assertEquals(Lsn.parse("1/20"), w.requiredForThisThread(System.nanoTime()), "kept");
+  }
+
+  @Test
+  void aLaterCommitReplacesTheDatedOne() {
+    WritePositions w = positions("thread", TTL);
+    w.committed(System.nanoTime());
+    timeline.add(System.nanoTime(), Lsn.parse("2/0"));
+    assertEquals(Lsn.parse("2/0"), w.requiredForThisThread(System.nanoTime()));
+    w.committed(System.nanoTime());
+    assertEquals(WritePositions.UNKNOWN, w.requiredForThisThread(System.nanoTime()));
+    timeline.add(System.nanoTime(), Lsn.parse("2/8"));
+    assertEquals(Lsn.parse("2/8"), w.requiredForThisThread(System.nanoTime()));
+  }
+
+  @Test
+  void tokenModeRequiresNothingOfTheThreadButItsTokenWaitsForTheSample() throws Exception {
+    WritePositions w = positions("token", TTL);
+    w.committed(System.nanoTime());
+    assertEquals(0, requests.get(), "token mode asks only when a token is wanted");
+    assertEquals(0, w.requiredForThisThread(System.nanoTime()));
+    Thread sampler = new Thread(() -> {
+      while (requests.get() == 0) Thread.onSpinWait();
+      timeline.add(System.nanoTime(), Lsn.parse("3/40"));
+    });
+    sampler.start();
+    WritePositions slow = new WritePositions("token", TTL, timeline, requests::incrementAndGet,
+        TimeUnit.MINUTES.toNanos(1));
+    slow.committed(System.nanoTime());
+    assertEquals("omnium:v1:3/40", slow.lastTokenOfThisThread());
+    sampler.join();
+  }
+
+  @Test
+  void aTokenWithoutASampleInTimeSendsItsReadsToThePrimary() {
+    WritePositions w = positions("token", TTL);
+    w.committed(System.nanoTime());
+    assertEquals("omnium:v1:primary", w.lastTokenOfThisThread());
+    assertTrue(requests.get() > 0);
+    timeline.add(System.nanoTime(), Lsn.parse("4/0"));
+    assertEquals("omnium:v1:4/0", w.lastTokenOfThisThread(), "dated once a sample came");
+  }
+
+  @Test
+  void withoutReplicasNoPositionIsKnown() {
+    WritePositions w = new WritePositions("thread", TTL, null, null, MS);
+    w.committed(System.nanoTime());
+    assertEquals(WritePositions.UNKNOWN, w.requiredForThisThread(System.nanoTime()));
   }
 
   @Test
@@ -39,9 +101,9 @@ class WritePositionsTest {
 
   @Test
   void anExpiredPositionIsNoLongerRequired() {
-    WritePositions w = new WritePositions("thread", 1);
+    WritePositions w = positions("thread", 1);
     assertNull(w.lastTokenOfThisThread());
-    w.remember(Lsn.parse("1/10"));
+    w.committed(System.nanoTime());
     assertEquals(0, w.requiredForThisThread(System.nanoTime() + TTL));
   }
 }

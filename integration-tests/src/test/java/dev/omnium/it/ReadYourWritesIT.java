@@ -219,4 +219,28 @@ class ReadYourWritesIT {
       });
     }
   }
+
+  @Test
+  void theSampleThatDatesAWriteIsTakenAtOnceNotAtTheNextInterval() throws Exception {
+    // Scheduled samples of the primary's position are 20 s apart here: a read after the write is
+    // back on the caught-up replica long before the next scheduled one could date the write.
+    String url = SANDBOX.url("rywsoon",
+        "maxAge=300s&heartbeatInterval=20s&readYourWrites=thread&readYourWritesTtl=10m");
+    Poll.until(Duration.ofSeconds(60), "a fresh replica", () -> {
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.setReadOnly(true);
+        return Where.of(c).inRecovery();
+      }
+    });
+    try (Connection c = DriverManager.getConnection(url)) {
+      long id = IDS.incrementAndGet();
+      write(c, id);
+      SANDBOX.awaitCaughtUp();
+      Poll.until(Duration.ofSeconds(5), "the read after the write back on the replica", () -> {
+        boolean[] r = readBack(c, id);
+        assertTrue(r[0], "a read after the write saw it");
+        return r[1];
+      });
+    }
+  }
 }
