@@ -11,8 +11,9 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Read-your-writes: what {@code readYourWrites=thread} costs against {@code off}, with
- * {@code OmniumDataSource}. A write transaction pays one extra round trip
- * ({@code pg_current_wal_insert_lsn()}); a read inside the TTL of its thread's write pays a
+ * {@code OmniumDataSource}. A write transaction pays a clock reading and, at most once per 10 ms,
+ * the wake-up of the primary's sampler (no statement); a read inside the TTL of its thread's write
+ * pays a
  * ThreadLocal read and a comparison with the replica's sampled replay position (the replica has
  * replayed the write: the iteration waits for that); a read by a thread with no remembered write
  * pays nothing.
