@@ -10,11 +10,13 @@ import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
+import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -242,5 +244,76 @@ class ReadYourWritesIT {
         return r[1];
       });
     }
+  }
+
+  /**
+   * What the primary itself logged ({@code log_statement=all}) while one thread made write→read
+   * pairs: no position query from the application's sessions, and the sampler's queries bounded
+   * by one per 10 ms plus its schedule, however many commits asked for a sample.
+   */
+  @Test
+  void aCommitSendsNothingMoreAndTheSamplerStaysBounded() throws Exception {
+    String url = SANDBOX.url("rywwire", "maxAge=120s&heartbeatInterval=1s&readYourWrites=thread");
+    Poll.until(Duration.ofSeconds(20), "a fresh replica", () -> {
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.setReadOnly(true);
+        return Where.of(c).inRecovery();
+      }
+    });
+    setLogStatement("all");
+    long sampled;
+    long others;
+    double seconds;
+    int pairs = 300;
+    try (Connection c = DriverManager.getConnection(url)) {
+      long samplerBefore = logged(SAMPLER_QUERY);
+      long allBefore = logged("pg_current_wal_insert_lsn");
+      long t0 = System.nanoTime();
+      for (int i = 0; i < pairs; i++) {
+        long id = IDS.incrementAndGet();
+        if (i % 2 == 0) {
+          write(c, id); // autocommit
+        } else {
+          c.setReadOnly(false);
+          c.setAutoCommit(false);
+          write(c, id);
+          c.commit();
+          c.setAutoCommit(true);
+        }
+        assertTrue(readBack(c, id)[0], "a read after the write saw it");
+      }
+      seconds = (System.nanoTime() - t0) / 1e9;
+      Poll.pause(300); // the last lines reach the log
+      sampled = logged(SAMPLER_QUERY) - samplerBefore;
+      others = logged("pg_current_wal_insert_lsn") - allBefore - sampled;
+    } finally {
+      setLogStatement(null);
+    }
+    assertEquals(0, others, "no position query besides the sampler's");
+    assertTrue(sampled >= 1, "commits were dated by samples");
+    long bound = (long) Math.ceil(seconds / 0.010) + (long) Math.ceil(seconds / 1.0) + 3;
+    assertTrue(sampled <= bound, sampled + " sampler queries in " + seconds + " s for " + pairs
+        + " commits: more than one per 10 ms (" + bound + ")");
+  }
+
+  private static final String SAMPLER_QUERY =
+      "pg_current_wal_insert_lsn()::text, extract(epoch FROM clock_timestamp())";
+
+  /** Occurrences of {@code needle} in the primary's log so far. */
+  private static long logged(String needle) throws Exception {
+    String log = Files.readString(SANDBOX.primary().logFile());
+    long n = 0;
+    for (int i = log.indexOf(needle); i >= 0; i = log.indexOf(needle, i + 1)) n++;
+    return n;
+  }
+
+  private static void setLogStatement(String value) throws Exception {
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary());
+         Statement st = c.createStatement()) {
+      st.execute(value == null ? "ALTER SYSTEM RESET log_statement"
+          : "ALTER SYSTEM SET log_statement = '" + value + "'");
+      st.execute("SELECT pg_reload_conf()");
+    }
+    Poll.pause(300); // the postmaster signals the reload to every backend
   }
 }
