@@ -609,9 +609,13 @@ class LogicalStatement implements Statement {
     if (closed) return;
     closed = true;
     closePhysical();
+    afterClose();
     conn.unregister(this);
     conn.statementClosed();
   }
+
+  /** After an application's close(): what this statement can give back to its connection. */
+  void afterClose() { }
 
   @Override
   public String enquoteLiteral(String val) throws SQLException {
