@@ -22,6 +22,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -58,10 +59,16 @@ class ParameterLogRecyclingTest {
   static final class Primary {
     final Session session = StubSessions.session();
     final List<Recorder> statements = Collections.synchronizedList(new ArrayList<>());
+    /** Every createStatement, prepareStatement and prepareCall, as {@code name(arg, arg)}. */
+    final List<String> creations = Collections.synchronizedList(new ArrayList<>());
     final Connection connection = (Connection) Proxy.newProxyInstance(
         ParameterLogRecyclingTest.class.getClassLoader(),
         new Class<?>[] {Connection.class, PGConnection.class}, (proxy, m, args) -> {
-          if (m.getName().equals("prepareStatement") || m.getName().equals("prepareCall")) {
+          String name = m.getName();
+          if (name.equals("createStatement") || name.startsWith("prepare")) {
+            creations.add(name + Arrays.deepToString(args == null ? new Object[0] : args));
+          }
+          if (name.equals("prepareStatement") || name.equals("prepareCall")) {
             Recorder r = new Recorder();
             statements.add(r);
             return r.callable();
