@@ -20,7 +20,7 @@ abstract class LogicalCallableStatement extends LogicalPreparedStatement
 
   @Override
   Statement create(Connection target) throws SQLException {
-    StatementShape f = shape;
+    StatementSettings f = settings;
     return f.holdability == UNSET
         ? target.prepareCall(sql, f.type, f.concurrency)
         : target.prepareCall(sql, f.type, f.concurrency, f.holdability);

@@ -27,16 +27,15 @@ class LogicalStatement implements Statement {
   static final int LARGE_BATCH = 5;
 
   final OmniumConnection conn;
-  /** Type, concurrency, holdability (and a prepared statement's generated keys). */
-  final StatementShape shape;
 
   Statement physical;
   private Connection owner;
   private ResultSetProxy lastResultSet;
   boolean closed;
 
-  // settings, re-applied to every new physical statement; shared defaults until one is set
-  private StatementSettings settings = StatementSettings.DEFAULTS;
+  // what it was created with and options set since, re-applied to every new physical
+  // statement; a shared instance until an option is set
+  StatementSettings settings;
 
   /** The pending batch: SQL strings, or a prepared statement's parameter snapshots. */
   ArrayList<Object> batch;
@@ -48,13 +47,13 @@ class LogicalStatement implements Statement {
 
   LogicalStatement(OmniumConnection conn, int resultSetType, int resultSetConcurrency,
       int resultSetHoldability) {
-    this(conn, StatementShape.of(resultSetType, resultSetConcurrency, resultSetHoldability,
+    this(conn, StatementSettings.of(resultSetType, resultSetConcurrency, resultSetHoldability,
         UNSET, null, null));
   }
 
-  LogicalStatement(OmniumConnection conn, StatementShape shape) {
+  LogicalStatement(OmniumConnection conn, StatementSettings settings) {
     this.conn = conn;
-    this.shape = shape;
+    this.settings = settings;
   }
 
   /**
@@ -62,7 +61,7 @@ class LogicalStatement implements Statement {
    * (not registered: it holds no route), over the physical statement that ran the query.
    */
   static LogicalStatement ofMetaData(OmniumConnection conn, Statement physical) {
-    LogicalStatement s = new LogicalStatement(conn, StatementShape.DEFAULT);
+    LogicalStatement s = new LogicalStatement(conn, StatementSettings.DEFAULTS);
     s.physical = physical;
     return s;
   }
@@ -81,7 +80,7 @@ class LogicalStatement implements Statement {
   }
 
   Statement create(Connection target) throws SQLException {
-    StatementShape f = shape;
+    StatementSettings f = settings;
     return f.holdability == UNSET
         ? target.createStatement(f.type, f.concurrency)
         : target.createStatement(f.type, f.concurrency, f.holdability);
@@ -548,17 +547,17 @@ class LogicalStatement implements Statement {
 
   @Override
   public int getResultSetConcurrency() throws SQLException {
-    return shape.concurrency;
+    return settings.concurrency;
   }
 
   @Override
   public int getResultSetType() throws SQLException {
-    return shape.type;
+    return settings.type;
   }
 
   @Override
   public int getResultSetHoldability() throws SQLException {
-    int holdability = shape.holdability;
+    int holdability = settings.holdability;
     return holdability == UNSET ? conn.state.holdability() : holdability;
   }
 

@@ -70,6 +70,11 @@ abstract class ParameterLogBase {
   private int outHigh;
   /** Entries of another generation are shared with a snapshot: never changed, replaced. */
   private int generation;
+  /**
+   * pgjdbc's parameter count for the owning statement's SQL, read by the statement at its first
+   * setter; 0 until then (kept here, not in the statement, so a statement object stays small).
+   */
+  int parameterCount;
 
   /** Calls on {@code ps} the setter or registration that {@code e} recorded. */
   abstract void apply(PreparedStatement ps, Entry e) throws SQLException;
@@ -128,6 +133,7 @@ abstract class ParameterLogBase {
     outCount = 0;
     valueHigh = 0;
     outHigh = 0;
+    parameterCount = 0;
     return true;
   }
 
