@@ -541,7 +541,6 @@ abstract class LogicalConnectionBase implements Connection {
   // ---------------------------------------------------------------- recycled parameter log
 
   /** The emptied log of the last prepared statement closed here, for the next one; or null. */
-  @SuppressWarnings("unused") // through SPARE_LOG
   private volatile ParameterLog spareLog;
 
   /**
