@@ -15,14 +15,15 @@ abstract class LogicalCallableStatement extends LogicalPreparedStatement
 
   LogicalCallableStatement(OmniumConnection conn, String sql, int type, int concurrency,
       int holdability) {
-    super(conn, sql, type, concurrency, holdability, UNSET, null, null, true);
+    super(conn, sql, type, concurrency, holdability, UNSET, null, null);
   }
 
   @Override
   Statement create(Connection target) throws SQLException {
-    return resultSetHoldability == UNSET
-        ? target.prepareCall(sql, resultSetType, resultSetConcurrency)
-        : target.prepareCall(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
+    StatementSettings f = settings;
+    return f.holdability == UNSET
+        ? target.prepareCall(sql, f.type, f.concurrency)
+        : target.prepareCall(sql, f.type, f.concurrency, f.holdability);
   }
 
   /** The physical statement that executed, for out values. */

@@ -1,5 +1,7 @@
 package dev.omnium.jdbc;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.sql.Array;
 import java.sql.Blob;
 import java.sql.CallableStatement;
@@ -534,5 +536,35 @@ abstract class LogicalConnectionBase implements Connection {
   @Override
   public void setShardingKey(ShardingKey key) throws SQLException {
     throw new SQLFeatureNotSupportedException("omnium: sharding keys are not supported");
+  }
+
+  // ---------------------------------------------------------------- recycled parameter log
+
+  /** The emptied log of the last prepared statement closed here, for the next one; or null. */
+  private volatile ParameterLog spareLog;
+
+  /**
+   * A parameter log for a new prepared statement: the spare one when there is one (taken with a
+   * compare-and-set: two threads preparing at once must never share one), else a new one.
+   */
+  final ParameterLog takeParameterLog() {
+    ParameterLog log = spareLog;
+    return log != null && SPARE_LOG.compareAndSet(this, log, null) ? log : new ParameterLog();
+  }
+
+  /** A closed statement's log: emptied and kept for the next statement when small enough. */
+  final void recycle(ParameterLog log) {
+    if (log.recycle()) SPARE_LOG.setRelease(this, log);
+  }
+
+  private static final VarHandle SPARE_LOG;
+
+  static {
+    try {
+      SPARE_LOG = MethodHandles.lookup()
+          .findVarHandle(LogicalConnectionBase.class, "spareLog", ParameterLog.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
   }
 }

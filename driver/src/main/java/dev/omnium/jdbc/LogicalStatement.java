@@ -27,32 +27,33 @@ class LogicalStatement implements Statement {
   static final int LARGE_BATCH = 5;
 
   final OmniumConnection conn;
-  final int resultSetType;
-  final int resultSetConcurrency;
-  final int resultSetHoldability;
 
   Statement physical;
   private Connection owner;
   private ResultSetProxy lastResultSet;
   boolean closed;
 
-  // settings, re-applied to every new physical statement; shared defaults until one is set
-  private StatementSettings settings = StatementSettings.DEFAULTS;
+  // what it was created with and options set since, re-applied to every new physical
+  // statement; a shared instance until an option is set
+  StatementSettings settings;
 
-  private ArrayList<String> batch;
+  /** The pending batch: SQL strings, or a prepared statement's parameter snapshots. */
+  ArrayList<Object> batch;
 
-  // results of the last execute: fields, so no execute boxes a primitive
+  // primitive results of the last execute: fields, so no execute boxes a primitive (a batch's
+  // array is what run returns)
   boolean boolResult;
   long longResult;
-  int[] batchResult;
-  long[] largeBatchResult;
 
   LogicalStatement(OmniumConnection conn, int resultSetType, int resultSetConcurrency,
       int resultSetHoldability) {
+    this(conn, StatementSettings.of(resultSetType, resultSetConcurrency, resultSetHoldability,
+        UNSET, null, null));
+  }
+
+  LogicalStatement(OmniumConnection conn, StatementSettings settings) {
     this.conn = conn;
-    this.resultSetType = resultSetType;
-    this.resultSetConcurrency = resultSetConcurrency;
-    this.resultSetHoldability = resultSetHoldability;
+    this.settings = settings;
   }
 
   /**
@@ -60,8 +61,7 @@ class LogicalStatement implements Statement {
    * (not registered: it holds no route), over the physical statement that ran the query.
    */
   static LogicalStatement ofMetaData(OmniumConnection conn, Statement physical) {
-    LogicalStatement s = new LogicalStatement(conn, ResultSet.TYPE_FORWARD_ONLY,
-        ResultSet.CONCUR_READ_ONLY, UNSET);
+    LogicalStatement s = new LogicalStatement(conn, StatementSettings.DEFAULTS);
     s.physical = physical;
     return s;
   }
@@ -80,9 +80,10 @@ class LogicalStatement implements Statement {
   }
 
   Statement create(Connection target) throws SQLException {
-    return resultSetHoldability == UNSET
-        ? target.createStatement(resultSetType, resultSetConcurrency)
-        : target.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability);
+    StatementSettings f = settings;
+    return f.holdability == UNSET
+        ? target.createStatement(f.type, f.concurrency)
+        : target.createStatement(f.type, f.concurrency, f.holdability);
   }
 
   private void applySettings(Statement s) throws SQLException {
@@ -146,9 +147,9 @@ class LogicalStatement implements Statement {
   /**
    * Runs one execute* call: route, (re)create the physical statement, execute; on a replica
    * recovery conflict at the first statement of a read-only unit of work, once more on the
-   * fallback route.
+   * fallback route. Returns the result set, the batch's counts, or null.
    */
-  final ResultSet run(int op, String sql, int keys, int[] columnIndexes, String[] columnNames)
+  final Object run(int op, String sql, int keys, int[] columnIndexes, String[] columnNames)
       throws SQLException {
     if (op < BATCH) return runOnce(op, sql, keys, columnIndexes, columnNames);
     try {
@@ -158,14 +159,14 @@ class LogicalStatement implements Statement {
     }
   }
 
-  private ResultSet runOnce(int op, String sql, int keys, int[] columnIndexes,
+  private Object runOnce(int op, String sql, int keys, int[] columnIndexes,
                             String[] columnNames) throws SQLException {
     checkOpen();
     lastResultSet = null;
     Connection target = conn.beginStatement();
     conn.beforeExecute(target, this, sql);
     try {
-      ResultSet rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
+      Object rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
       conn.answered(target);
       conn.afterAutocommitStatement(op != QUERY && !(op == EXECUTE && boolResult), this, sql);
       return rs;
@@ -199,10 +200,10 @@ class LogicalStatement implements Statement {
   /** Whether {@code sql} (this statement's batch when null) may change a session setting. */
   boolean maySetSession(String sql) {
     if (sql != null) return StatementKind.maySetSession(sql);
-    ArrayList<String> b = batch;
+    ArrayList<Object> b = batch;
     if (b != null) {
       for (int i = 0; i < b.size(); i++) {
-        if (StatementKind.maySetSession(b.get(i))) return true;
+        if (StatementKind.maySetSession((String) b.get(i))) return true;
       }
     }
     return false;
@@ -213,8 +214,8 @@ class LogicalStatement implements Statement {
     return true;
   }
 
-  /** Executes on a physical statement; primitive results go to fields. */
-  ResultSet exec(Statement s, int op, String sql, int keys, int[] columnIndexes,
+  /** Executes on a physical statement: returns the result set or the batch's counts, or null. */
+  Object exec(Statement s, int op, String sql, int keys, int[] columnIndexes,
       String[] columnNames)
       throws SQLException {
     switch (op) {
@@ -242,14 +243,9 @@ class LogicalStatement implements Statement {
       case LARGE_BATCH:
         s.clearBatch();
         if (batch != null) {
-          for (String b : batch) s.addBatch(b);
+          for (Object b : batch) s.addBatch((String) b);
         }
-        if (op == BATCH) {
-          batchResult = s.executeBatch();
-        } else {
-          largeBatchResult = s.executeLargeBatch();
-        }
-        return null;
+        return op == BATCH ? s.executeBatch() : s.executeLargeBatch();
       default:
         throw new IllegalStateException("unknown operation " + op);
     }
@@ -266,7 +262,7 @@ class LogicalStatement implements Statement {
 
   @Override
   public ResultSet executeQuery(String sql) throws SQLException {
-    return run(QUERY, sql, UNSET, null, null);
+    return (ResultSet) run(QUERY, sql, UNSET, null, null);
   }
 
   @Override
@@ -357,14 +353,12 @@ class LogicalStatement implements Statement {
 
   @Override
   public int[] executeBatch() throws SQLException {
-    run(BATCH, null, UNSET, null, null);
-    return batchResult;
+    return (int[]) run(BATCH, null, UNSET, null, null);
   }
 
   @Override
   public long[] executeLargeBatch() throws SQLException {
-    run(LARGE_BATCH, null, UNSET, null, null);
-    return largeBatchResult;
+    return (long[]) run(LARGE_BATCH, null, UNSET, null, null);
   }
 
   // ---------------------------------------------------------------- results
@@ -553,17 +547,18 @@ class LogicalStatement implements Statement {
 
   @Override
   public int getResultSetConcurrency() throws SQLException {
-    return resultSetConcurrency;
+    return settings.concurrency;
   }
 
   @Override
   public int getResultSetType() throws SQLException {
-    return resultSetType;
+    return settings.type;
   }
 
   @Override
   public int getResultSetHoldability() throws SQLException {
-    return resultSetHoldability == UNSET ? conn.state.holdability() : resultSetHoldability;
+    int holdability = settings.holdability;
+    return holdability == UNSET ? conn.state.holdability() : holdability;
   }
 
   @Override
@@ -609,9 +604,13 @@ class LogicalStatement implements Statement {
     if (closed) return;
     closed = true;
     closePhysical();
+    afterClose();
     conn.unregister(this);
     conn.statementClosed();
   }
+
+  /** After an application's close(): what this statement can give back to its connection. */
+  void afterClose() { }
 
   @Override
   public String enquoteLiteral(String val) throws SQLException {

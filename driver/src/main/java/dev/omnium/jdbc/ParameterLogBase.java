@@ -37,6 +37,11 @@ import java.util.Objects;
  * instead of changing the shared one (an entry belongs to the log whose {@link #generation} it
  * carries). So a batch row costs its tables, not one object per parameter.
  *
+ * <p>A logical connection keeps the log of the last prepared statement closed on it and gives it,
+ * {@linkplain #recycle() emptied}, to the next one: a connection that prepares one statement per
+ * transaction allocates no log, table or entry per statement. A closed statement drops its
+ * reference first, and every setter checks that its statement is open before it records.
+ *
  * <p>Not thread-safe, like the statement that owns it. {@link #toString()} never shows values.
  */
 abstract class ParameterLogBase {
@@ -45,6 +50,9 @@ abstract class ParameterLogBase {
 
   /** Kind of an entry that holds nothing (a cleared value); the generated kinds start at 1. */
   static final int NONE = 0;
+
+  /** Largest table (in slots) a log keeps when it is recycled; larger ones are left to GC. */
+  static final int MAX_RECYCLED_TABLE = 128;
 
   private static final Entry[] NO_ENTRIES = new Entry[0];
 
@@ -62,6 +70,11 @@ abstract class ParameterLogBase {
   private int outHigh;
   /** Entries of another generation are shared with a snapshot: never changed, replaced. */
   private int generation;
+  /**
+   * pgjdbc's parameter count for the owning statement's SQL, read by the statement at its first
+   * setter; 0 until then (kept here, not in the statement, so a statement object stays small).
+   */
+  int parameterCount;
 
   /** Calls on {@code ps} the setter or registration that {@code e} recorded. */
   abstract void apply(PreparedStatement ps, Entry e) throws SQLException;
@@ -96,6 +109,44 @@ abstract class ParameterLogBase {
     }
     Arrays.fill(others, kept, otherCount, null);
     otherCount = kept;
+  }
+
+  /**
+   * Empties this log for the next statement of its connection, as a new one: no value, no
+   * registration, no named parameter. Its tables and its own entries are kept (emptied, so no
+   * value outlives its statement); entries it shares with a snapshot are dropped from its tables,
+   * so a snapshot still being applied never sees a later statement's values.
+   *
+   * @return false when its tables are larger than {@value #MAX_RECYCLED_TABLE} slots: such a
+   *     log is not worth keeping
+   */
+  final boolean recycle() {
+    if (values.length > MAX_RECYCLED_TABLE || outs.length > MAX_RECYCLED_TABLE
+        || others.length > MAX_RECYCLED_TABLE) {
+      return false;
+    }
+    emptyTable(values);
+    emptyTable(outs);
+    Arrays.fill(others, 0, otherCount, null);
+    otherCount = 0;
+    valueCount = 0;
+    outCount = 0;
+    valueHigh = 0;
+    outHigh = 0;
+    parameterCount = 0;
+    return true;
+  }
+
+  private void emptyTable(Entry[] table) {
+    for (int i = 1; i < table.length; i++) {
+      Entry e = table[i];
+      if (e == null) continue;
+      if (e.generation == generation) {
+        e.clear();
+      } else {
+        table[i] = null; // shared with a snapshot
+      }
+    }
   }
 
   /** An independent snapshot (for {@code addBatch()}): later calls on either stay apart. */
