@@ -38,10 +38,13 @@ abstract class LogicalConnectionBase implements Connection {
   private static final int FORWARD = ResultSet.TYPE_FORWARD_ONLY;
   private static final int READ_ONLY = ResultSet.CONCUR_READ_ONLY;
 
-  final SessionState state = new SessionState();
+  /**
+   * Everything this connection keeps but its own few fields. Once it closed and gave the state
+   * back to its data source, its data source's closed state (bound to nothing, never set).
+   */
+  SessionState state;
   /** The staleness read-only work accepts, from the next unit of work on. */
   long maxAgeNanos;
-  final ArrayList<LogicalStatement> statements = new ArrayList<>(4); // 4: most hold one or two
 
   abstract OmniumConnection self();
 
@@ -107,10 +110,11 @@ abstract class LogicalConnectionBase implements Connection {
   }
 
   void register(LogicalStatement s) {
-    statements.add(s);
+    state.statements.add(s);
   }
 
   void unregister(LogicalStatement s) {
+    ArrayList<LogicalStatement> statements = state.statements;
     for (int i = statements.size() - 1; i >= 0; i--) {
       if (statements.get(i) == s) {
         statements.remove(i);

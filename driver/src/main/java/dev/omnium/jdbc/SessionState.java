@@ -3,17 +3,25 @@ package dev.omnium.jdbc;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
 
 /**
- * The JDBC state of a logical connection (auto-commit, isolation, schema, catalog, network
- * timeout, holdability, client info, type map): the values the application set, answered by the
- * getters without a round trip, and applied in full to each session the connection binds.
- * {@link Binding} records which bits it applied, so a pooled session is reset on return the
- * HikariCP way: only what changed.
+ * Everything a logical connection keeps between calls, apart from its handle
+ * ({@link OmniumConnection}, new per {@code getConnection()}): the JDBC state (auto-commit,
+ * isolation, schema, catalog, network timeout, holdability, client info, type map), answered by
+ * the getters without a round trip and applied in full to each session the connection binds; its
+ * bindings, statements and read-your-writes. {@link Binding} records which bits it applied, so a
+ * pooled session is reset on return the HikariCP way: only what changed.
+ *
+ * <p>In DataSource mode the state outlives its handle, as HikariCP's {@code PoolEntry} outlives
+ * its {@code ProxyConnection}: once the handle closed cleanly on the thread that got it, the
+ * state is {@link #reset} to what a new one holds and lent to a later {@code getConnection()}
+ * (see {@link OmniumDataSource}); the closed handle keeps its data source's closed state, which
+ * is bound to nothing and never set.
  */
 final class SessionState {
   static final int UNSET = -1;
@@ -27,6 +35,22 @@ final class SessionState {
   /** Server-side settings: undone with one RESET ALL. */
   static final int NEEDS_SQL_RESET = ISOLATION | SCHEMA | CLIENT_INFO;
 
+  final Router router;
+  final PrimarySource primarySource;
+  /** The data source that lends this state again after close, or null (driver mode). */
+  final OmniumDataSource home;
+  /** The read side: current binding and those left with open results. */
+  final ReadBindings reads;
+  /** Read-your-writes: what this connection committed, and what its reads must see. */
+  final ConnectionWrites writes;
+  final ArrayList<LogicalStatement> statements = new ArrayList<>(4); // 4: most hold one or two
+  /** The primary session: bound at first read-write use, kept until close. */
+  volatile Binding primary;
+  /** Set when a read-only transaction's session died: its statements fail until rollback. */
+  SQLException readTxLost;
+  /** The thread that got the current handle: only its close lends the state again. */
+  Thread owner;
+
   boolean autoCommit = true;
   int isolation = UNSET;
   String schema;
@@ -37,6 +61,51 @@ final class SessionState {
   Map<String, Class<?>> typeMap;
   /** Which of the values above the application set: 0 on the hot path, so apply costs nothing. */
   int set;
+
+  /**
+   * @param home the data source that lends this state again, or null (driver mode, and the
+   *     state a closed handle keeps)
+   */
+  SessionState(Router router, PrimarySource primarySource, OmniumDataSource home) {
+    this.router = router;
+    this.primarySource = primarySource;
+    this.home = home;
+    this.reads = new ReadBindings(router, primarySource);
+    this.writes = new ConnectionWrites(router.writePositions);
+  }
+
+  /**
+   * Whether a closed handle's state holds nothing any more: no session bound or set aside, no
+   * statement open. Only such a state is lent again.
+   */
+  boolean idle() {
+    Binding p = primary;
+    // a handle answers lastWriteToken() after close: only a state that recorded no write and
+    // was given no token is lent again, so its ConnectionWrites is as new
+    return statements.isEmpty() && reads.idle() && (p == null || p.connection() == null)
+        && writes.lastToken() == null && writes.requiredToken() == null;
+  }
+
+  /**
+   * Back to what a new state holds, for the next handle; drops every reference to the previous
+   * user's objects (client info, type map, executor, sessions' records).
+   */
+  void reset() {
+    readTxLost = null;
+    owner = null;
+    reads.clear();
+    Binding p = primary;
+    if (p != null) p.clear();
+    autoCommit = true;
+    isolation = UNSET;
+    schema = null;
+    networkTimeout = UNSET;
+    networkTimeoutExecutor = null;
+    holdability = UNSET;
+    clientInfo = null;
+    typeMap = null;
+    set = 0;
+  }
 
   /** Applies the logical state to a session just bound. */
   void applyTo(Binding b) throws SQLException {
