@@ -43,8 +43,8 @@ abstract class LogicalConnectionBase implements Connection {
    * back to its data source, its data source's closed state (bound to nothing, never set).
    */
   SessionState state;
-  /** The staleness read-only work accepts, from the next unit of work on. */
-  long maxAgeNanos;
+  /** What {@link #setMaxAge} was given on this handle, or null (the state's value holds). */
+  private Duration maxAge;
 
   abstract OmniumConnection self();
 
@@ -92,7 +92,10 @@ abstract class LogicalConnectionBase implements Connection {
     if (maxAge == null || maxAge.isNegative() || maxAge.isZero()) {
       throw new SQLException("omnium: maxAge must be a positive duration, got " + maxAge, "HY000");
     }
-    this.maxAgeNanos = maxAge.toNanos();
+    long nanos = maxAge.toNanos();
+    this.maxAge = maxAge; // a closed handle still answers it, as a closed connection did
+    SessionState s = state;
+    if (!s.ofClosedHandles) s.maxAgeNanos = nanos;
   }
 
   /**
@@ -101,7 +104,8 @@ abstract class LogicalConnectionBase implements Connection {
    * @return the {@code maxAge} in force for the next unit of work
    */
   public Duration getMaxAge() {
-    return Duration.ofNanos(maxAgeNanos);
+    Duration d = maxAge;
+    return d != null ? d : Duration.ofNanos(state.maxAgeNanos);
   }
 
   @Override

@@ -40,25 +40,21 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
   }
 
-  // A handle: what a new getConnection() allocates is these fields; the rest is in its state.
-  private final boolean fallbackOnly;
-  /** Why this connection closed itself: its primary session was lost. */
-  private volatile SQLException lost;
-  private boolean readOnly;
+  // A handle: a new getConnection() allocates this field and the base's two; the rest is state.
   /** Set once (CAS), by the close or abort that then gives back the sessions. */
   private volatile boolean closed;
 
   /** Driver mode: a logical connection with a state of its own, never lent again. */
   OmniumConnection(Router router, PrimarySource primarySource, long maxAgeNanos,
                    boolean fallbackOnly) {
-    this(new SessionState(router, primarySource, null), maxAgeNanos, fallbackOnly);
+    this(new SessionState(router, primarySource, null));
+    state.maxAgeNanos = maxAgeNanos;
+    state.fallbackOnly = fallbackOnly;
   }
 
   /** A handle on {@code state}: new, or lent again by {@link OmniumDataSource}. */
-  OmniumConnection(SessionState state, long maxAgeNanos, boolean fallbackOnly) {
+  OmniumConnection(SessionState state) {
     this.state = state;
-    this.maxAgeNanos = maxAgeNanos;
-    this.fallbackOnly = fallbackOnly;
   }
 
   // ---------------------------------------------------------------- routing
@@ -66,7 +62,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   /** The session the next statement runs on, routing a read-only unit of work when it starts. */
   Connection beginStatement() throws SQLException {
     checkOpen();
-    if (!readOnly) {
+    if (!state.readOnly) {
       state.router.primaryStatements.increment();
       return bindPrimary();
     }
@@ -89,7 +85,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   Connection currentTarget() throws SQLException {
     checkOpen();
-    return readOnly ? routeRead() : bindPrimary();
+    return state.readOnly ? routeRead() : bindPrimary();
   }
 
   private Connection routeRead() throws SQLException {
@@ -97,15 +93,15 @@ public final class OmniumConnection extends LogicalConnectionBase {
     long now = System.nanoTime();
     long mustSee = state.writes.requiredPosition(now);
     // PostgreSQL refuses serializable transactions on a standby: those reads use the fallback.
-    boolean primaryOnly = fallbackOnly || state.isolation == TRANSACTION_SERIALIZABLE;
+    boolean primaryOnly = state.fallbackOnly || state.isolation == TRANSACTION_SERIALIZABLE;
     Connection bound = state.reads.connection();
     if (bound != null) {
       if (!state.autoCommit) return bound; // a transaction keeps its route until it ends
       // Autocommit: each statement is routed, but a binding that is still right is kept.
-      if (state.reads.keep(now, maxAgeNanos, mustSee, primaryOnly)) return bound;
+      if (state.reads.keep(now, state.maxAgeNanos, mustSee, primaryOnly)) return bound;
       state.reads.leave(state.statements, false);
     }
-    state.reads.bindNew(now, maxAgeNanos, mustSee, primaryOnly, state);
+    state.reads.bindNew(now, state.maxAgeNanos, mustSee, primaryOnly, state);
     return afterBind();
   }
 
@@ -115,7 +111,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
    * change (search_path before PostgreSQL 18). Nothing to do for a session of its own.
    */
   void beforeExecute(Connection target, LogicalStatement s, String sql) {
-    Binding b = readOnly ? state.reads.current() : state.primary;
+    Binding b = state.readOnly ? state.reads.current() : state.primary;
     if (b != null && b.pooled() && !b.settingsSql && b.connection() == target
         && s.maySetSession(sql)) {
       b.settingsSql = true;
@@ -129,7 +125,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   /** An autocommit statement ran on the primary: record its commit if it may have written. */
   void afterAutocommitStatement(boolean changedRows, LogicalStatement s, String sql) {
-    if (state.autoCommit && !readOnly && state.writes.enabled()
+    if (state.autoCommit && !state.readOnly && state.writes.enabled()
         && (changedRows || s.mayWrite(sql))) {
       afterPrimaryCommit();
     }
@@ -137,7 +133,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   /** A statement's answer came back on {@code physical}: a replica pool hears of a promotion. */
   void answered(Connection physical) {
-    Binding b = readOnly ? state.reads.current() : null;
+    Binding b = state.readOnly ? state.reads.current() : null;
     if (b != null && b.route() == Route.REPLICA && physical == b.connection()) {
       // the pgjdbc session itself: its parameter status without the pool proxy's unwrap chain
       b.endpoint().answered(b.session());
@@ -208,7 +204,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Binding p = state.primary;
     Connection c = p == null ? null : p.connection();
     if (c != null && (SqlStates.connectionDead(e) || ReadBindings.closedQuietly(c))) {
-      lost = e;
+      state.lost = e;
       closeQuietly(true);
     }
     return SqlStates.asConnectionLost(e);
@@ -274,7 +270,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   void checkOpen() throws SQLException {
     if (!closed) return;
-    SQLException cause = lost;
+    SQLException cause = state.lost;
     throw cause == null ? PgjdbcErrors.connectionClosed(null, null)
         : PgjdbcErrors.connectionClosed("its primary session was lost (" + cause.getMessage()
             + ")", cause);
@@ -426,19 +422,19 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   public void setReadOnly(boolean readOnly) throws SQLException {
     checkOpen();
-    if (this.readOnly == readOnly) return;
+    if (state.readOnly == readOnly) return;
     if (readInTransaction() || primaryInTransaction()) {
       throw PgjdbcErrors.activeTransaction("Cannot change transaction read-only property in the"
           + " middle of a transaction.");
     }
     if (!readOnly) state.reads.leave(state.statements, false);
-    this.readOnly = readOnly;
+    state.readOnly = readOnly;
   }
 
   @Override
   public boolean isReadOnly() throws SQLException {
     checkOpen();
-    return readOnly;
+    return state.readOnly;
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -480,7 +476,10 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   /**
    * Closes its statements, rolls back, and gives back or closes its sessions; each exactly
-   * once, whichever thread closes or aborts. Idempotent.
+   * once, whichever thread closes or aborts. Idempotent. In DataSource mode, a connection closed
+   * on the thread that got it lends its (reset) state to a later {@code getConnection()}; this
+   * object then keeps answering as a closed connection, with 08003 for every call that needs
+   * one open.
    */
   @Override
   public void close() throws SQLException {
@@ -492,7 +491,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     // A lost session leaves its statements open, as pgjdbc's do: they fail with 08003 at
     // execute. So does a later close(), e.g. the application pool's eviction on its own thread
     // (HikariCP closes an evicted pgjdbc connection, which keeps its statements open too).
-    if (!primaryLost && lost == null && !s.statements.isEmpty()) {
+    if (!primaryLost && s.lost == null && !s.statements.isEmpty()) {
       Object[] open = s.statements.toArray(); // may race a statement closing on another thread
       for (int i = open.length - 1; i >= 0; i--) {
         if (open[i] != null) ((LogicalStatement) open[i]).closeQuietly();
@@ -519,7 +518,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     // a close on the thread that got the connection lends it: a close racing the owner's call
     // on another thread (an abort, a watchdog) leaves the state to this handle alone.
     OmniumDataSource home = s.home;
-    if (home != null && !primaryLost && lost == null && s.owner == Thread.currentThread()) {
+    if (home != null && !primaryLost && s.lost == null && s.owner == Thread.currentThread()) {
       s.statements.clear(); // each was closed above
       if (s.idle()) {
         state = home.closedState();
@@ -581,7 +580,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   public String toString() {
     Route r = readRoute();
     return "OmniumConnection[" + state.router.config.applicationName()
-        + (readOnly ? ", read-only" : "") + (r != null ? ", bound to " + r : "")
+        + (state.readOnly ? ", read-only" : "") + (r != null ? ", bound to " + r : "")
         + (primaryConnection() != null ? ", primary bound" : "") + (closed ? ", closed" : "")
         + "]";
   }

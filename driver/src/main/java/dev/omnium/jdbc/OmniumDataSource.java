@@ -162,7 +162,7 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
       if (router == null) {
         if (url == null) throw new SQLException("omnium: no URL set on the data source", "08001");
         Router started = new Router(OmniumConfig.of(url, properties), true);
-        closedState = new SessionState(started, started.primary(), null);
+        closedState = SessionState.ofClosedHandles(started);
         router = started; // published last: whoever sees the router sees the closed state
       }
       return router;
@@ -181,11 +181,11 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   public OmniumConnection getConnection() throws SQLException {
     if (closed) throw new SQLException("omnium: the data source is closed", "08003");
     Router r = router();
-    return new OmniumConnection(lend(r), r.defaultMaxAgeNanos, false);
+    return new OmniumConnection(lend(r, false));
   }
 
   /** A state as new for a connection of the calling thread: a kept one, else a new one. */
-  private SessionState lend(Router r) {
+  private SessionState lend(Router r, boolean fallbackOnly) {
     int home = slot();
     SessionState s = null;
     for (int i = 0; i < PROBES && s == null; i++) {
@@ -194,6 +194,8 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     }
     if (s == null) s = new SessionState(r, r.primary(), this);
     s.owner = Thread.currentThread();
+    s.maxAgeNanos = r.defaultMaxAgeNanos;
+    s.fallbackOnly = fallbackOnly;
     return s;
   }
 
@@ -305,7 +307,7 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     } catch (SQLException e) {
       if (!isSerializationFailure(e)) throw e;
       r.retries.increment();
-      try (OmniumConnection c = new OmniumConnection(lend(r), r.defaultMaxAgeNanos, true)) {
+      try (OmniumConnection c = new OmniumConnection(lend(r, true))) {
         c.setReadOnly(true);
         return runReadOnly(c, work);
       } catch (SQLException again) {

@@ -48,6 +48,15 @@ final class SessionState {
   volatile Binding primary;
   /** Set when a read-only transaction's session died: its statements fail until rollback. */
   SQLException readTxLost;
+  /** Why the connection closed itself: its primary session was lost (never lent again then). */
+  volatile SQLException lost;
+  /** The staleness read-only work accepts, from the next unit of work on. */
+  long maxAgeNanos;
+  boolean readOnly;
+  /** Reads never go to a replica ({@link OmniumDataSource#readWithRetry}'s second run). */
+  boolean fallbackOnly;
+  /** The state closed handles share once theirs went back: bound to nothing, never routed. */
+  final boolean ofClosedHandles;
   /** The thread that got the current handle: only its close lends the state again. */
   Thread owner;
 
@@ -67,11 +76,23 @@ final class SessionState {
    *     state a closed handle keeps)
    */
   SessionState(Router router, PrimarySource primarySource, OmniumDataSource home) {
+    this(router, primarySource, home, false);
+  }
+
+  private SessionState(Router router, PrimarySource primarySource, OmniumDataSource home,
+                       boolean ofClosedHandles) {
     this.router = router;
     this.primarySource = primarySource;
     this.home = home;
+    this.ofClosedHandles = ofClosedHandles;
+    this.maxAgeNanos = router.defaultMaxAgeNanos;
     this.reads = new ReadBindings(router, primarySource);
     this.writes = new ConnectionWrites(router.writePositions);
+  }
+
+  /** What the closed handles of one data source keep once their state was lent again. */
+  static SessionState ofClosedHandles(Router router) {
+    return new SessionState(router, router.primary(), null, true);
   }
 
   /**
@@ -92,6 +113,8 @@ final class SessionState {
    */
   void reset() {
     readTxLost = null;
+    lost = null;
+    readOnly = false;
     owner = null;
     reads.clear();
     Binding p = primary;
