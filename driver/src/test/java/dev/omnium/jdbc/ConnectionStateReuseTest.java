@@ -21,6 +21,14 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -199,6 +207,45 @@ class ConnectionStateReuseTest {
     d.close();
     ds.close();
     assertTrue(c.isClosed());
+  }
+
+  @Test
+  void manyThreadsNeverShareAState() throws Exception {
+    Set<SessionState> inUse = ConcurrentHashMap.newKeySet();
+    Set<SessionState> seen = ConcurrentHashMap.newKeySet();
+    AtomicInteger shared = new AtomicInteger();
+    int threads = 8;
+    int rounds = 2_000;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      CountDownLatch go = new CountDownLatch(1);
+      for (int t = 0; t < threads; t++) {
+        done.add(pool.submit(() -> {
+          go.await();
+          for (int i = 0; i < rounds; i++) {
+            OmniumConnection c = ds.getConnection();
+            SessionState s = c.state;
+            if (!inUse.add(s) || s.owner != Thread.currentThread()) shared.incrementAndGet();
+            seen.add(s);
+            c.setReadOnly(true);
+            c.setAutoCommit(false);
+            if (!c.isReadOnly() || c.getAutoCommit()) shared.incrementAndGet();
+            inUse.remove(s);
+            c.close();
+          }
+          return null;
+        }));
+      }
+      go.countDown();
+      for (Future<?> f : done) f.get(60, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(0, shared.get(), "a state served two open connections at once");
+    // each thread finds its own state again, bar a few taken by a thread of a nearby slot
+    assertTrue(seen.size() < threads * rounds / 20, "states are reused, not one per connection: "
+        + seen.size() + " for " + threads * rounds);
   }
 
   /** Connection's methods and OmniumConnection's own public ones, in a stable order. */
