@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Array;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -246,6 +249,33 @@ class ConnectionStateReuseTest {
     // each thread finds its own state again, bar a few taken by a thread of a nearby slot
     assertTrue(seen.size() < threads * rounds / 20, "states are reused, not one per connection: "
         + seen.size() + " for " + threads * rounds);
+  }
+
+  @Test
+  void aConnectionLentAgainAllocatesOnlyItsHandle() throws Exception {
+    // bytes, not time: the count does not depend on the machine's load
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assumeTrue(threads.isThreadAllocatedMemorySupported(), "no per-thread allocation counter");
+    long self = Thread.currentThread().getId();
+    for (int i = 0; i < 20_000; i++) spring(ds);
+    int cycles = 10_000;
+    long before = threads.getThreadAllocatedBytes(self);
+    for (int i = 0; i < cycles; i++) spring(ds);
+    long perCycle = (threads.getThreadAllocatedBytes(self) - before) / cycles;
+    // the handle is 24 B; a state of its own (SessionState, ReadBindings, ConnectionWrites,
+    // the statement list) would be over 200 B more
+    assertTrue(perCycle <= 64, perCycle + " B per getConnection() and close()");
+  }
+
+  /** What Spring does around a read-only transaction, without a statement (no session). */
+  private static void spring(OmniumDataSource ds) throws SQLException {
+    OmniumConnection c = ds.getConnection();
+    c.setReadOnly(true);
+    c.setAutoCommit(false);
+    c.commit();
+    c.setAutoCommit(true);
+    c.setReadOnly(false);
+    c.close();
   }
 
   /** Connection's methods and OmniumConnection's own public ones, in a stable order. */
