@@ -62,6 +62,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   /** The session the next statement runs on, routing a read-only unit of work when it starts. */
   Connection beginStatement() throws SQLException {
     checkOpen();
+    state.owner = Thread.currentThread(); // who may lend the state again at close
     if (!state.readOnly) {
       state.router.primaryStatements.increment();
       return bindPrimary();
@@ -477,9 +478,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
   /**
    * Closes its statements, rolls back, and gives back or closes its sessions; each exactly
    * once, whichever thread closes or aborts. Idempotent. In DataSource mode, a connection closed
-   * on the thread that got it lends its (reset) state to a later {@code getConnection()}; this
-   * object then keeps answering as a closed connection, with 08003 for every call that needs
-   * one open.
+   * on the thread that got it (or ran its last statement) lends its reset state to a later
+   * {@code getConnection()}; this object then keeps answering as a closed connection, with 08003
+   * for every call that needs one open.
    */
   @Override
   public void close() throws SQLException {
@@ -515,8 +516,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
       p.release(dead);
     }
     // DataSource mode: the state is lent again once nothing of this handle remains in it. Only
-    // a close on the thread that got the connection lends it: a close racing the owner's call
-    // on another thread (an abort, a watchdog) leaves the state to this handle alone.
+    // a close on the thread that got the connection, or ran its last statement, lends it: a
+    // close racing a call on another thread (an abort, a watchdog, a hand-off) leaves the state
+    // to this handle alone.
     OmniumDataSource home = s.home;
     if (home != null && !primaryLost && s.lost == null && s.owner == Thread.currentThread()) {
       s.statements.clear(); // each was closed above

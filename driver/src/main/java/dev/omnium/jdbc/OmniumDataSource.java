@@ -200,7 +200,7 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   }
 
   /**
-   * A connection closed cleanly on the thread that got it gives its state back (see
+   * A connection closed cleanly on its own thread gives its state back (see
    * {@link OmniumConnection#close()}): reset, then kept if a slot near the thread's is free.
    */
   void recycle(SessionState s) {

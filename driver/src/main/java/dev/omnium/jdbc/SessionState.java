@@ -18,10 +18,10 @@ import java.util.concurrent.Executor;
  * pooled session is reset on return the HikariCP way: only what changed.
  *
  * <p>In DataSource mode the state outlives its handle, as HikariCP's {@code PoolEntry} outlives
- * its {@code ProxyConnection}: once the handle closed cleanly on the thread that got it, the
- * state is {@link #reset} to what a new one holds and lent to a later {@code getConnection()}
- * (see {@link OmniumDataSource}); the closed handle keeps its data source's closed state, which
- * is bound to nothing and never set.
+ * its {@code ProxyConnection}: once the handle closed cleanly on its own thread (see
+ * {@link #owner}), the state is {@link #reset} to what a new one holds and lent to a later
+ * {@code getConnection()} (see {@link OmniumDataSource}); the closed handle keeps its data
+ * source's closed state, which is bound to nothing and never set.
  */
 final class SessionState {
   static final int UNSET = -1;
@@ -57,7 +57,10 @@ final class SessionState {
   boolean fallbackOnly;
   /** The state closed handles share once theirs went back: bound to nothing, never routed. */
   final boolean ofClosedHandles;
-  /** The thread that got the current handle: only its close lends the state again. */
+  /**
+   * The thread that got the current handle, or ran its last statement: only a close on it lends
+   * the state again.
+   */
   Thread owner;
 
   boolean autoCommit = true;

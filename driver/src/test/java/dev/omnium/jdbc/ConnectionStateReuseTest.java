@@ -45,7 +45,8 @@ import org.junit.jupiter.api.Test;
  */
 class ConnectionStateReuseTest {
   private static final String URL = "jdbc:omnium:postgresql://127.0.0.1:9/db"
-      + "?applicationName=unit-reuse&primaryPoolSize=1&fallbackPoolSize=1&user=unit";
+      + "?applicationName=unit-reuse&primaryPoolSize=1&fallbackPoolSize=1&user=unit"
+      + "&poolTimeout=250ms";
 
   private OmniumDataSource ds;
 
@@ -168,6 +169,31 @@ class ConnectionStateReuseTest {
     assertNull(failed.get());
     assertTrue(c.isClosed());
     assertSame(state, c.state, "not lent again: the owner's call may still be running");
+    try (OmniumConnection other = ds.getConnection()) {
+      assertNotSame(state, other.state);
+    }
+  }
+
+  @Test
+  void aConnectionWhoseLastStatementRanOnAnotherThreadKeepsItsState() throws Exception {
+    OmniumConnection c = ds.getConnection();
+    SessionState state = c.state;
+    Statement st = c.createStatement();
+    AtomicReference<SQLException> failed = new AtomicReference<>();
+    Thread worker = new Thread(() -> {
+      try {
+        st.execute("SELECT 1"); // nothing listens there: it fails, after it was routed
+      } catch (SQLException e) {
+        failed.set(e);
+      }
+    });
+    worker.start();
+    worker.join(30_000);
+    assertFalse(worker.isAlive());
+    assertTrue(failed.get() != null && failed.get().getSQLState().startsWith("08"),
+        String.valueOf(failed.get()));
+    c.close(); // on the thread that got it, but another ran its last statement
+    assertSame(state, c.state, "not lent again: that thread may still be in a call");
     try (OmniumConnection other = ds.getConnection()) {
       assertNotSame(state, other.state);
     }
