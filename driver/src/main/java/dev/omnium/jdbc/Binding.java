@@ -84,6 +84,22 @@ final class Binding {
     return connection;
   }
 
+  /**
+   * Released, before its logical connection's state is lent again: forgets the last session and
+   * what was undone on it, so nothing keeps a session reachable or reaches the next user.
+   */
+  void clear() {
+    session = null;
+    route = null;
+    endpoint = null;
+    reportedAtBind = null;
+    typeMapBefore = null;
+    statements = 0;
+    retried = false;
+    applied = 0;
+    settingsSql = false;
+  }
+
   /** The session goes back to a pool, to be lent again. */
   boolean pooled() {
     return pooled;

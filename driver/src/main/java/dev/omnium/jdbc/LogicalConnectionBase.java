@@ -1,7 +1,5 @@
 package dev.omnium.jdbc;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.sql.Array;
 import java.sql.Blob;
 import java.sql.CallableStatement;
@@ -40,10 +38,13 @@ abstract class LogicalConnectionBase implements Connection {
   private static final int FORWARD = ResultSet.TYPE_FORWARD_ONLY;
   private static final int READ_ONLY = ResultSet.CONCUR_READ_ONLY;
 
-  final SessionState state = new SessionState();
-  /** The staleness read-only work accepts, from the next unit of work on. */
-  long maxAgeNanos;
-  final ArrayList<LogicalStatement> statements = new ArrayList<>(4); // 4: most hold one or two
+  /**
+   * Everything this connection keeps but its own few fields. Once it closed and gave the state
+   * back to its data source, its data source's closed state (bound to nothing, never set).
+   */
+  SessionState state;
+  /** What {@link #setMaxAge} was given on this handle, or null (the state's value holds). */
+  private Duration maxAge;
 
   abstract OmniumConnection self();
 
@@ -91,7 +92,10 @@ abstract class LogicalConnectionBase implements Connection {
     if (maxAge == null || maxAge.isNegative() || maxAge.isZero()) {
       throw new SQLException("omnium: maxAge must be a positive duration, got " + maxAge, "HY000");
     }
-    this.maxAgeNanos = maxAge.toNanos();
+    long nanos = maxAge.toNanos();
+    this.maxAge = maxAge; // a closed handle still answers it, as a closed connection did
+    SessionState s = state;
+    if (!s.ofClosedHandles) s.maxAgeNanos = nanos;
   }
 
   /**
@@ -100,7 +104,8 @@ abstract class LogicalConnectionBase implements Connection {
    * @return the {@code maxAge} in force for the next unit of work
    */
   public Duration getMaxAge() {
-    return Duration.ofNanos(maxAgeNanos);
+    Duration d = maxAge;
+    return d != null ? d : Duration.ofNanos(state.maxAgeNanos);
   }
 
   @Override
@@ -109,10 +114,11 @@ abstract class LogicalConnectionBase implements Connection {
   }
 
   void register(LogicalStatement s) {
-    statements.add(s);
+    state.statements.add(s);
   }
 
   void unregister(LogicalStatement s) {
+    ArrayList<LogicalStatement> statements = state.statements;
     for (int i = statements.size() - 1; i >= 0; i--) {
       if (statements.get(i) == s) {
         statements.remove(i);
@@ -540,31 +546,13 @@ abstract class LogicalConnectionBase implements Connection {
 
   // ---------------------------------------------------------------- recycled parameter log
 
-  /** The emptied log of the last prepared statement closed here, for the next one; or null. */
-  private volatile ParameterLog spareLog;
-
-  /**
-   * A parameter log for a new prepared statement: the spare one when there is one (taken with a
-   * compare-and-set: two threads preparing at once must never share one), else a new one.
-   */
+  /** A parameter log for a new prepared statement: this connection's spare one, or a new one. */
   final ParameterLog takeParameterLog() {
-    ParameterLog log = spareLog;
-    return log != null && SPARE_LOG.compareAndSet(this, log, null) ? log : new ParameterLog();
+    return state.takeParameterLog();
   }
 
   /** A closed statement's log: emptied and kept for the next statement when small enough. */
   final void recycle(ParameterLog log) {
-    if (log.recycle()) SPARE_LOG.setRelease(this, log);
-  }
-
-  private static final VarHandle SPARE_LOG;
-
-  static {
-    try {
-      SPARE_LOG = MethodHandles.lookup()
-          .findVarHandle(LogicalConnectionBase.class, "spareLog", ParameterLog.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
+    state.recycle(log);
   }
 }

@@ -1,5 +1,7 @@
 package dev.omnium.jdbc;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,33 +29,32 @@ public final class OmniumConnection extends LogicalConnectionBase {
   /** Client-info property carrying a write token (see {@link #requireWriteToken(String)}). */
   public static final String WRITE_TOKEN_CLIENT_INFO = "OmniumWriteToken";
 
-  private final Router router;
-  private final PrimarySource primarySource;
-  private final boolean fallbackOnly;
+  private static final VarHandle CLOSED_FIELD;
 
-  /** The primary session: bound at first read-write use, kept until close. */
-  private volatile Binding primary;
-  /** The read side: current binding and those left with open results. */
-  private final ReadBindings reads;
-  /** Set when a read-only transaction's session died: its statements fail until rollback. */
-  private SQLException readTxLost;
-  /** Why this connection closed itself: its primary session was lost. */
-  private volatile SQLException lost;
+  static {
+    try {
+      CLOSED_FIELD = MethodHandles.lookup().findVarHandle(OmniumConnection.class, "closed",
+          boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
-  /** Read-your-writes: what this connection committed, and what its reads must see. */
-  private final ConnectionWrites writes;
-
-  private boolean readOnly;
+  // A handle: a new getConnection() allocates this field and the base's two; the rest is state.
+  /** Set once (CAS), by the close or abort that then gives back the sessions. */
   private volatile boolean closed;
 
+  /** Driver mode: a logical connection with a state of its own, never lent again. */
   OmniumConnection(Router router, PrimarySource primarySource, long maxAgeNanos,
                    boolean fallbackOnly) {
-    this.router = router;
-    this.primarySource = primarySource;
-    this.maxAgeNanos = maxAgeNanos;
-    this.fallbackOnly = fallbackOnly;
-    this.reads = new ReadBindings(router, primarySource);
-    this.writes = new ConnectionWrites(router.writePositions);
+    this(new SessionState(router, primarySource, null));
+    state.maxAgeNanos = maxAgeNanos;
+    state.fallbackOnly = fallbackOnly;
+  }
+
+  /** A handle on {@code state}: new, or lent again by {@link OmniumDataSource}. */
+  OmniumConnection(SessionState state) {
+    this.state = state;
   }
 
   // ---------------------------------------------------------------- routing
@@ -61,22 +62,23 @@ public final class OmniumConnection extends LogicalConnectionBase {
   /** The session the next statement runs on, routing a read-only unit of work when it starts. */
   Connection beginStatement() throws SQLException {
     checkOpen();
-    if (!readOnly) {
-      router.primaryStatements.increment();
+    state.owner = Thread.currentThread(); // who may lend the state again at close
+    if (!state.readOnly) {
+      state.router.primaryStatements.increment();
       return bindPrimary();
     }
-    if (readTxLost != null) {
+    if (state.readTxLost != null) {
       throw PgjdbcErrors.sessionLost("omnium: the session of this read-only transaction was"
-          + " lost; roll back and retry", readTxLost);
+          + " lost; roll back and retry", state.readTxLost);
     }
     Connection c = routeRead();
-    reads.current().statements++;
+    state.reads.current().statements++;
     return c;
   }
 
   /** Where a statement for {@code target} is created: a read session's pgjdbc connection. */
   Connection statementSession(Connection target) {
-    Binding b = reads.current();
+    Binding b = state.reads.current();
     return b != null && target == b.connection() ? b.session() : target;
   }
 
@@ -84,23 +86,23 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   Connection currentTarget() throws SQLException {
     checkOpen();
-    return readOnly ? routeRead() : bindPrimary();
+    return state.readOnly ? routeRead() : bindPrimary();
   }
 
   private Connection routeRead() throws SQLException {
-    reads.releaseUnused(statements);
+    state.reads.releaseUnused(state.statements);
     long now = System.nanoTime();
-    long mustSee = writes.requiredPosition(now);
+    long mustSee = state.writes.requiredPosition(now);
     // PostgreSQL refuses serializable transactions on a standby: those reads use the fallback.
-    boolean primaryOnly = fallbackOnly || state.isolation == TRANSACTION_SERIALIZABLE;
-    Connection bound = reads.connection();
+    boolean primaryOnly = state.fallbackOnly || state.isolation == TRANSACTION_SERIALIZABLE;
+    Connection bound = state.reads.connection();
     if (bound != null) {
       if (!state.autoCommit) return bound; // a transaction keeps its route until it ends
       // Autocommit: each statement is routed, but a binding that is still right is kept.
-      if (reads.keep(now, maxAgeNanos, mustSee, primaryOnly)) return bound;
-      reads.leave(statements, false);
+      if (state.reads.keep(now, state.maxAgeNanos, mustSee, primaryOnly)) return bound;
+      state.reads.leave(state.statements, false);
     }
-    reads.bindNew(now, maxAgeNanos, mustSee, primaryOnly, state);
+    state.reads.bindNew(now, state.maxAgeNanos, mustSee, primaryOnly, state);
     return afterBind();
   }
 
@@ -110,7 +112,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
    * change (search_path before PostgreSQL 18). Nothing to do for a session of its own.
    */
   void beforeExecute(Connection target, LogicalStatement s, String sql) {
-    Binding b = readOnly ? reads.current() : primary;
+    Binding b = state.readOnly ? state.reads.current() : state.primary;
     if (b != null && b.pooled() && !b.settingsSql && b.connection() == target
         && s.maySetSession(sql)) {
       b.settingsSql = true;
@@ -119,15 +121,15 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   /** An autocommit statement ran on the primary: record its commit if it may have written. */
   void afterAutocommitStatement(boolean changedRows, LogicalStatement s, String sql) {
-    if (state.autoCommit && !readOnly && writes.enabled()
+    if (state.autoCommit && !state.readOnly && state.writes.enabled()
         && (changedRows || s.mayWrite(sql))) {
-      writes.committed();
+      state.writes.committed();
     }
   }
 
   /** A statement's answer came back on {@code physical}: a replica pool hears of a promotion. */
   void answered(Connection physical) {
-    Binding b = readOnly ? reads.current() : null;
+    Binding b = state.readOnly ? state.reads.current() : null;
     if (b != null && b.route() == Route.REPLICA && physical == b.connection()) {
       // the pgjdbc session itself: its parameter status without the pool proxy's unwrap chain
       b.endpoint().answered(b.session());
@@ -141,7 +143,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
    * @return the token, or null before the first write or when {@code readYourWrites=off}
    */
   public String lastWriteToken() {
-    return writes.lastToken();
+    return state.writes.lastToken();
   }
 
   /**
@@ -154,16 +156,20 @@ public final class OmniumConnection extends LogicalConnectionBase {
    */
   @Override
   public void requireWriteToken(String token) throws SQLException {
-    writes.require(token);
+    if (closed) { // checked, then forgotten: no read follows, and the state may be lent again
+      if (token != null) WritePositions.parseToken(token);
+      return;
+    }
+    state.writes.require(token);
   }
 
   /** After a read bind: closed by another thread meanwhile, nothing may stay borrowed. */
   private Connection afterBind() throws SQLException {
     if (closed) {
-      reads.current().release(false);
+      state.reads.current().release(false);
       checkOpen();
     }
-    return reads.connection();
+    return state.reads.connection();
   }
 
   /**
@@ -171,37 +177,37 @@ public final class OmniumConnection extends LogicalConnectionBase {
    * {@link ReadBindings#retryTarget}).
    */
   Connection retryTarget(SQLException e) throws SQLException {
-    if (reads.retryTarget(e, statements, state) == null) return null;
-    router.retries.increment();
+    if (state.reads.retryTarget(e, state.statements, state) == null) return null;
+    state.router.retries.increment();
     return afterBind();
   }
 
   /** After any statement error: a session that ended is evicted now, never silently rebound. */
   @Override
   void statementFailed(Connection physical, SQLException e) {
-    if (physical == reads.connection() && SqlStates.connectionDead(e)) {
-      if (!state.autoCommit) readTxLost = e; // the transaction is gone: never start another
-      reads.leave(statements, true);
+    if (physical == state.reads.connection() && SqlStates.connectionDead(e)) {
+      if (!state.autoCommit) state.readTxLost = e; // the transaction is gone: never start another
+      state.reads.leave(state.statements, true);
       return;
     }
-    Binding p = primary;
+    Binding p = state.primary;
     if (p != null && physical == p.connection()) checkPrimary(e);
   }
 
   /** A failed call on the primary: when its session is gone, this connection closes. */
   @Override
   SQLException checkPrimary(SQLException e) {
-    Binding p = primary;
+    Binding p = state.primary;
     Connection c = p == null ? null : p.connection();
     if (c != null && (SqlStates.connectionDead(e) || ReadBindings.closedQuietly(c))) {
-      lost = e;
+      state.lost = e;
       closeQuietly(true);
     }
     return SqlStates.asConnectionLost(e);
   }
 
   private Connection bindPrimary() throws SQLException {
-    Binding b = primary;
+    Binding b = state.primary;
     Connection p = b == null ? null : b.connection();
     if (p != null) {
       if (p.isClosed()) {
@@ -210,11 +216,14 @@ public final class OmniumConnection extends LogicalConnectionBase {
       return p;
     }
     try {
-      p = primarySource.open();
+      p = state.primarySource.open();
     } catch (SQLException e) {
       throw SqlStates.asConnectionLost(e); // e.g. 57P03 while the primary restarts: class 08
     }
-    if (b == null) primary = b = new Binding(router, primarySource, primarySource.isPooled());
+    if (b == null) {
+      PrimarySource source = state.primarySource;
+      state.primary = b = new Binding(state.router, source, source.isPooled());
+    }
     b.bind(p, Route.PRIMARY, null);
     try {
       state.applyTo(b);
@@ -231,11 +240,11 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   @Override
   Connection primaryConnection() {
-    Binding b = primary;
+    Binding b = state.primary;
     return b == null ? null : b.connection();
   }
 
-  @Override Connection readConnection() { return reads.connection(); }
+  @Override Connection readConnection() { return state.reads.connection(); }
 
   @Override
   boolean primaryInTransaction() throws SQLException {
@@ -251,13 +260,13 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   @Override
   boolean readInTransaction() {
-    return reads.inTransaction(state.autoCommit);
+    return state.reads.inTransaction(state.autoCommit);
   }
 
   @Override
   void checkOpen() throws SQLException {
     if (!closed) return;
-    SQLException cause = lost;
+    SQLException cause = state.lost;
     throw cause == null ? PgjdbcErrors.connectionClosed(null, null)
         : PgjdbcErrors.connectionClosed("its primary session was lost (" + cause.getMessage()
             + ")", cause);
@@ -268,24 +277,24 @@ public final class OmniumConnection extends LogicalConnectionBase {
    * back now, so idle logical connections never pin replica or (scarce) fallback sessions.
    */
   void statementClosed() {
-    reads.statementClosed(statements, state.autoCommit);
+    state.reads.statementClosed(state.statements, state.autoCommit);
   }
 
   /** The route of the current read-only binding, or null (for tests and diagnostics). */
-  Route readRoute() { return reads.route(); }
+  Route readRoute() { return state.reads.route(); }
 
-  Router router() { return router; }
+  Router router() { return state.router; }
 
   @Override OmniumConnection self() { return this; }
-  @Override Binding primaryBinding() { return primary; }
-  @Override Binding readBinding() { return reads.current(); }
-  @Override void leaveRead(boolean dead) { reads.leave(statements, dead); }
-  @Override String database() { return router.config.database(); }
-  @Override String applicationName() { return router.config.applicationName(); }
+  @Override Binding primaryBinding() { return state.primary; }
+  @Override Binding readBinding() { return state.reads.current(); }
+  @Override void leaveRead(boolean dead) { state.reads.leave(state.statements, dead); }
+  @Override String database() { return state.router.config.database(); }
+  @Override String applicationName() { return state.router.config.applicationName(); }
 
   @Override
   String writeTokenRequired() {
-    return writes.requiredToken();
+    return state.writes.requiredToken();
   }
 
   /** A bound session if there is one, else the primary: for calls that need some session. */
@@ -305,21 +314,21 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (state.autoCommit == autoCommit) return;
     Connection p = primaryConnection();
     if (p != null) {
-      boolean commits = autoCommit && writes.enabled() && primaryTransactionOpen();
+      boolean commits = autoCommit && state.writes.enabled() && primaryTransactionOpen();
       try {
         p.setAutoCommit(autoCommit); // pgjdbc commits an open transaction
       } catch (SQLException e) {
-        if (commits) writes.commitFailed(e);
+        if (commits) state.writes.commitFailed(e);
         throw checkPrimary(e);
       }
-      if (commits) writes.committed();
+      if (commits) state.writes.committed();
     }
     Connection r = readConnection();
     if (r != null) {
       if (autoCommit && readInTransaction()) r.commit();
-      reads.leave(statements, false); // the next read-only unit of work is routed afresh
+      state.reads.leave(state.statements, false); // the next read-only unit of work: routed afresh
     }
-    readTxLost = null;
+    state.readTxLost = null;
     state.autoCommit = autoCommit;
   }
 
@@ -342,23 +351,23 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (state.autoCommit) {
       throw PgjdbcErrors.noActiveTransaction("Cannot commit when autoCommit is enabled.");
     }
-    SQLException gone = readTxLost;
+    SQLException gone = state.readTxLost;
     if (gone != null) {
-      readTxLost = null;
+      state.readTxLost = null;
       // 08003 as pgjdbc's closed connection; unlike it, the next unit of work may run again
       throw PgjdbcErrors.sessionLost("omnium: the session of this read-only transaction was"
           + " lost before commit", gone);
     }
     Connection p = primaryConnection();
     if (p != null) {
-      boolean remember = writes.enabled() && primaryTransactionOpen();
+      boolean remember = state.writes.enabled() && primaryTransactionOpen();
       try {
         p.commit();
       } catch (SQLException e) {
-        if (remember) writes.commitFailed(e);
+        if (remember) state.writes.commitFailed(e);
         throw checkPrimary(e);
       }
-      if (remember) writes.committed();
+      if (remember) state.writes.committed();
     }
     endRead(true);
   }
@@ -377,7 +386,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
       dead = SqlStates.connectionDead(e);
       throw e;
     } finally {
-      reads.leave(statements, dead);
+      state.reads.leave(state.statements, dead);
     }
   }
 
@@ -387,7 +396,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (state.autoCommit) {
       throw PgjdbcErrors.noActiveTransaction("Cannot rollback when autoCommit is enabled.");
     }
-    readTxLost = null;
+    state.readTxLost = null;
     Connection p = primaryConnection();
     if (p != null) {
       try {
@@ -408,19 +417,19 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   public void setReadOnly(boolean readOnly) throws SQLException {
     checkOpen();
-    if (this.readOnly == readOnly) return;
+    if (state.readOnly == readOnly) return;
     if (readInTransaction() || primaryInTransaction()) {
       throw PgjdbcErrors.activeTransaction("Cannot change transaction read-only property in the"
           + " middle of a transaction.");
     }
-    if (!readOnly) reads.leave(statements, false);
-    this.readOnly = readOnly;
+    if (!readOnly) state.reads.leave(state.statements, false);
+    state.readOnly = readOnly;
   }
 
   @Override
   public boolean isReadOnly() throws SQLException {
     checkOpen();
-    return readOnly;
+    return state.readOnly;
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -462,7 +471,10 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   /**
    * Closes its statements, rolls back, and gives back or closes its sessions; each exactly
-   * once, whichever thread closes or aborts. Idempotent.
+   * once, whichever thread closes or aborts. Idempotent. In DataSource mode, a connection closed
+   * on the thread that got it (or ran its last statement) lends its reset state to a later
+   * {@code getConnection()}; this object then keeps answering as a closed connection, with 08003
+   * for every call that needs one open.
    */
   @Override
   public void close() throws SQLException {
@@ -470,25 +482,25 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   private void closeQuietly(boolean primaryLost) {
+    SessionState s = state;
     // A lost session leaves its statements open, as pgjdbc's do: they fail with 08003 at
     // execute. So does a later close(), e.g. the application pool's eviction on its own thread
     // (HikariCP closes an evicted pgjdbc connection, which keeps its statements open too).
-    if (!primaryLost && lost == null && !statements.isEmpty()) {
-      Object[] open = statements.toArray(); // may race a statement closing on another thread
+    if (!primaryLost && s.lost == null && !s.statements.isEmpty()) {
+      Object[] open = s.statements.toArray(); // may race a statement closing on another thread
       for (int i = open.length - 1; i >= 0; i--) {
         if (open[i] != null) ((LogicalStatement) open[i]).closeQuietly();
       }
     }
-    if (closed) return;
-    closed = true;
-    router.use.leave(this);
+    if (closed || !CLOSED_FIELD.compareAndSet(this, false, true)) return;
+    s.router.use.leave(this);
     // statements closed above hold nothing; those left open must not keep pooled sessions' ones
-    reads.releaseAll(primaryLost ? statements : List.of(), state.autoCommit);
-    Binding p = primary;
+    s.reads.releaseAll(primaryLost ? s.statements : List.of(), s.autoCommit);
+    Binding p = s.primary;
     Connection pc = p == null ? null : p.connection();
     if (pc != null) {
       boolean dead = primaryLost;
-      if (!dead && !state.autoCommit) {
+      if (!dead && !s.autoCommit) {
         try {
           pc.rollback();
         } catch (SQLException e) {
@@ -496,6 +508,18 @@ public final class OmniumConnection extends LogicalConnectionBase {
         }
       }
       p.release(dead);
+    }
+    // DataSource mode: the state is lent again once nothing of this handle remains in it. Only
+    // a close on the thread that got the connection, or ran its last statement, lends it: a
+    // close racing a call on another thread (an abort, a watchdog, a hand-off) leaves the state
+    // to this handle alone.
+    OmniumDataSource home = s.home;
+    if (home != null && !primaryLost && s.lost == null && s.owner == Thread.currentThread()) {
+      s.statements.clear(); // each was closed above
+      if (s.idle()) {
+        state = home.closedState();
+        home.recycle(s);
+      }
     }
   }
 
@@ -508,11 +532,10 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   public void abort(Executor executor) throws SQLException {
     if (executor == null) throw PgjdbcErrors.abortWithoutExecutor();
-    if (closed) return;
-    closed = true;
-    router.use.leave(this);
-    reads.abortAll();
-    Binding p = primary;
+    if (closed || !CLOSED_FIELD.compareAndSet(this, false, true)) return;
+    state.router.use.leave(this);
+    state.reads.abortAll();
+    Binding p = state.primary;
     if (p != null) p.abort();
   }
 
@@ -524,7 +547,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   public void endRequest() throws SQLException {
     if (closed) return;
-    if (readConnection() != null && state.autoCommit) reads.leave(statements, false);
+    if (readConnection() != null && state.autoCommit) state.reads.leave(state.statements, false);
   }
 
   // ---------------------------------------------------------------- wrapper
@@ -552,8 +575,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   public String toString() {
     Route r = readRoute();
-    return "OmniumConnection[" + router.config.applicationName()
-        + (readOnly ? ", read-only" : "") + (r != null ? ", bound to " + r : "")
+    return "OmniumConnection[" + state.router.config.applicationName()
+        + (state.readOnly ? ", read-only" : "") + (r != null ? ", bound to " + r : "")
         + (primaryConnection() != null ? ", primary bound" : "") + (closed ? ", closed" : "")
         + "]";
   }

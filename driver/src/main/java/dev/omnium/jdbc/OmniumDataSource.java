@@ -7,6 +7,7 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -49,7 +50,20 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     T run(Connection connection) throws SQLException;
   }
 
+  /** States kept for later connections: bounded, found by the thread's own slot first. */
+  private static final int FREE_SLOTS = 64;
+  private static final int PROBES = 4;
+
   private final Object lock = new Object();
+  /**
+   * The states of connections closed cleanly on the thread that got them, each reset to what a
+   * new one holds (no session, statement or user object): what getConnection() lends before it
+   * allocates, as HikariCP lends a PoolEntry to a new ProxyConnection. Claimed with getAndSet,
+   * so a state is in one slot or in one connection, never both.
+   */
+  private final AtomicReferenceArray<SessionState> free = new AtomicReferenceArray<>(FREE_SLOTS);
+  /** What a closed connection keeps once its state went back: bound to nothing, never set. */
+  private volatile SessionState closedState;
   private String url;
   private final Properties properties = new Properties();
   private volatile Router router;
@@ -147,7 +161,9 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
       if (closed) throw new SQLException("omnium: the data source is closed", "08003");
       if (router == null) {
         if (url == null) throw new SQLException("omnium: no URL set on the data source", "08001");
-        router = new Router(OmniumConfig.of(url, properties), true);
+        Router started = new Router(OmniumConfig.of(url, properties), true);
+        closedState = SessionState.ofClosedHandles(started);
+        router = started; // published last: whoever sees the router sees the closed state
       }
       return router;
     }
@@ -165,7 +181,45 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   public OmniumConnection getConnection() throws SQLException {
     if (closed) throw new SQLException("omnium: the data source is closed", "08003");
     Router r = router();
-    return new OmniumConnection(r, r.primary(), r.defaultMaxAgeNanos, false);
+    return new OmniumConnection(lend(r, false));
+  }
+
+  /** A state as new for a connection of the calling thread: a kept one, else a new one. */
+  private SessionState lend(Router r, boolean fallbackOnly) {
+    int home = slot();
+    SessionState s = null;
+    for (int i = 0; i < PROBES && s == null; i++) {
+      int k = (home + i) & (FREE_SLOTS - 1);
+      if (free.get(k) != null) s = free.getAndSet(k, null);
+    }
+    if (s == null) s = new SessionState(r, r.primary(), this);
+    s.owner = Thread.currentThread();
+    s.maxAgeNanos = r.defaultMaxAgeNanos;
+    s.fallbackOnly = fallbackOnly;
+    return s;
+  }
+
+  /**
+   * A connection closed cleanly on its own thread gives its state back (see
+   * {@link OmniumConnection#close()}): reset, then kept if a slot near the thread's is free.
+   */
+  void recycle(SessionState s) {
+    s.reset();
+    if (closed) return;
+    int home = slot();
+    for (int i = 0; i < PROBES; i++) {
+      if (free.compareAndSet((home + i) & (FREE_SLOTS - 1), null, s)) return;
+    }
+  }
+
+  SessionState closedState() {
+    return closedState;
+  }
+
+  /** The calling thread's first slot: threads that borrow and give back stay apart. */
+  private static int slot() {
+    int h = System.identityHashCode(Thread.currentThread());
+    return (h ^ (h >>> 16)) & (FREE_SLOTS - 1);
   }
 
   /**
@@ -253,7 +307,7 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     } catch (SQLException e) {
       if (!isSerializationFailure(e)) throw e;
       r.retries.increment();
-      try (OmniumConnection c = new OmniumConnection(r, r.primary(), r.defaultMaxAgeNanos, true)) {
+      try (OmniumConnection c = new OmniumConnection(lend(r, true))) {
         c.setReadOnly(true);
         return runReadOnly(c, work);
       } catch (SQLException again) {
@@ -317,6 +371,7 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   public void close() {
     synchronized (lock) {
       closed = true;
+      for (int i = 0; i < FREE_SLOTS; i++) free.set(i, null);
       Router r = router;
       if (r != null) r.close();
     }

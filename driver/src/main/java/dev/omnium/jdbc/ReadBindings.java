@@ -30,6 +30,18 @@ final class ReadBindings {
     this.primarySource = primarySource;
   }
 
+  /** Nothing bound and nothing set aside: what a closed connection's state may be lent with. */
+  boolean idle() {
+    Binding b = current;
+    return retired == null && (b == null || b.connection() == null);
+  }
+
+  /** Before the state is lent again: the reused binding forgets its last session. */
+  void clear() {
+    Binding b = current;
+    if (b != null) b.clear();
+  }
+
   /** The current binding, or null when never bound. */
   Binding current() {
     return current;

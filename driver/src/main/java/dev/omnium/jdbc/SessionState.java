@@ -1,19 +1,29 @@
 package dev.omnium.jdbc;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
 
 /**
- * The JDBC state of a logical connection (auto-commit, isolation, schema, catalog, network
- * timeout, holdability, client info, type map): the values the application set, answered by the
- * getters without a round trip, and applied in full to each session the connection binds.
- * {@link Binding} records which bits it applied, so a pooled session is reset on return the
- * HikariCP way: only what changed.
+ * Everything a logical connection keeps between calls, apart from its handle
+ * ({@link OmniumConnection}, new per {@code getConnection()}): the JDBC state (auto-commit,
+ * isolation, schema, catalog, network timeout, holdability, client info, type map), answered by
+ * the getters without a round trip and applied in full to each session the connection binds; its
+ * bindings, statements and read-your-writes. {@link Binding} records which bits it applied, so a
+ * pooled session is reset on return the HikariCP way: only what changed.
+ *
+ * <p>In DataSource mode the state outlives its handle, as HikariCP's {@code PoolEntry} outlives
+ * its {@code ProxyConnection}: once the handle closed cleanly on its own thread (see
+ * {@link #owner}), the state is {@link #reset} to what a new one holds and lent to a later
+ * {@code getConnection()} (see {@link OmniumDataSource}); the closed handle keeps its data
+ * source's closed state, which is bound to nothing and never set.
  */
 final class SessionState {
   static final int UNSET = -1;
@@ -27,6 +37,34 @@ final class SessionState {
   /** Server-side settings: undone with one RESET ALL. */
   static final int NEEDS_SQL_RESET = ISOLATION | SCHEMA | CLIENT_INFO;
 
+  final Router router;
+  final PrimarySource primarySource;
+  /** The data source that lends this state again after close, or null (driver mode). */
+  final OmniumDataSource home;
+  /** The read side: current binding and those left with open results. */
+  final ReadBindings reads;
+  /** Read-your-writes: what this connection committed, and what its reads must see. */
+  final ConnectionWrites writes;
+  final ArrayList<LogicalStatement> statements = new ArrayList<>(4); // 4: most hold one or two
+  /** The primary session: bound at first read-write use, kept until close. */
+  volatile Binding primary;
+  /** Set when a read-only transaction's session died: its statements fail until rollback. */
+  SQLException readTxLost;
+  /** Why the connection closed itself: its primary session was lost (never lent again then). */
+  volatile SQLException lost;
+  /** The staleness read-only work accepts, from the next unit of work on. */
+  long maxAgeNanos;
+  boolean readOnly;
+  /** Reads never go to a replica ({@link OmniumDataSource#readWithRetry}'s second run). */
+  boolean fallbackOnly;
+  /** The state closed handles share once theirs went back: bound to nothing, never routed. */
+  final boolean ofClosedHandles;
+  /**
+   * The thread that got the current handle, or ran its last statement: only a close on it lends
+   * the state again.
+   */
+  Thread owner;
+
   boolean autoCommit = true;
   int isolation = UNSET;
   String schema;
@@ -37,6 +75,65 @@ final class SessionState {
   Map<String, Class<?>> typeMap;
   /** Which of the values above the application set: 0 on the hot path, so apply costs nothing. */
   int set;
+
+  /**
+   * @param home the data source that lends this state again, or null (driver mode, and the
+   *     state a closed handle keeps)
+   */
+  SessionState(Router router, PrimarySource primarySource, OmniumDataSource home) {
+    this(router, primarySource, home, false);
+  }
+
+  private SessionState(Router router, PrimarySource primarySource, OmniumDataSource home,
+                       boolean ofClosedHandles) {
+    this.router = router;
+    this.primarySource = primarySource;
+    this.home = home;
+    this.ofClosedHandles = ofClosedHandles;
+    this.maxAgeNanos = router.defaultMaxAgeNanos;
+    this.reads = new ReadBindings(router, primarySource);
+    this.writes = new ConnectionWrites(router.writePositions);
+  }
+
+  /** What the closed handles of one data source keep once their state was lent again. */
+  static SessionState ofClosedHandles(Router router) {
+    return new SessionState(router, router.primary(), null, true);
+  }
+
+  /**
+   * Whether a closed handle's state holds nothing any more: no session bound or set aside, no
+   * statement open. Only such a state is lent again.
+   */
+  boolean idle() {
+    Binding p = primary;
+    // a handle answers lastWriteToken() after close: only a state that recorded no write and
+    // was given no token is lent again, so its ConnectionWrites is as new
+    return statements.isEmpty() && reads.idle() && (p == null || p.connection() == null)
+        && writes.lastToken() == null && writes.requiredToken() == null;
+  }
+
+  /**
+   * Back to what a new state holds, for the next handle; drops every reference to the previous
+   * user's objects (client info, type map, executor, sessions' records).
+   */
+  void reset() {
+    readTxLost = null;
+    lost = null;
+    readOnly = false;
+    owner = null;
+    reads.clear();
+    Binding p = primary;
+    if (p != null) p.clear();
+    autoCommit = true;
+    isolation = UNSET;
+    schema = null;
+    networkTimeout = UNSET;
+    networkTimeoutExecutor = null;
+    holdability = UNSET;
+    clientInfo = null;
+    typeMap = null;
+    set = 0;
+  }
 
   /** Applies the logical state to a session just bound. */
   void applyTo(Binding b) throws SQLException {
@@ -137,5 +234,39 @@ final class SessionState {
     if (properties != null) p.putAll(properties);
     clientInfo = p;
     set |= CLIENT_INFO;
+  }
+
+  // ---------------------------------------------------------------- recycled parameter log
+
+  /**
+   * The emptied log of the last prepared statement closed on this state, for the next one; or
+   * null. It survives {@link #reset()}: it holds no value, and in DataSource mode it is what lets
+   * the next connection's statement allocate no log.
+   */
+  private volatile ParameterLog spareLog;
+
+  /**
+   * A parameter log for a new prepared statement: the spare one when there is one (taken with a
+   * compare-and-set: two threads preparing at once must never share one), else a new one.
+   */
+  ParameterLog takeParameterLog() {
+    ParameterLog log = spareLog;
+    return log != null && SPARE_LOG.compareAndSet(this, log, null) ? log : new ParameterLog();
+  }
+
+  /** A closed statement's log: emptied and kept for the next statement when small enough. */
+  void recycle(ParameterLog log) {
+    if (log.recycle()) SPARE_LOG.setRelease(this, log);
+  }
+
+  private static final VarHandle SPARE_LOG;
+
+  static {
+    try {
+      SPARE_LOG = MethodHandles.lookup()
+          .findVarHandle(SessionState.class, "spareLog", ParameterLog.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
   }
 }

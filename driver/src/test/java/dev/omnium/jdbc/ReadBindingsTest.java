@@ -2,6 +2,7 @@ package dev.omnium.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -60,6 +61,10 @@ class ReadBindingsTest {
     reads = new ReadBindings(router, router.primary());
   }
 
+  static SessionState newState() {
+    return new SessionState(router, router.primary(), null);
+  }
+
   LogicalStatement statementOn(Connection c) throws SQLException {
     LogicalStatement s = new LogicalStatement(logical, ResultSet.TYPE_FORWARD_ONLY,
         ResultSet.CONCUR_READ_ONLY, LogicalStatement.UNSET);
@@ -69,7 +74,7 @@ class ReadBindingsTest {
   }
 
   Connection bindReplica() throws SQLException {
-    return reads.bind(replica.borrow(), Route.REPLICA, replica, new SessionState());
+    return reads.bind(replica.borrow(), Route.REPLICA, replica, newState());
   }
 
   @Test
@@ -120,6 +125,32 @@ class ReadBindingsTest {
   }
 
   @Test
+  void aReleasedBindingClearedForTheNextUserKeepsNoSession() throws Exception {
+    bindReplica();
+    Binding b = reads.current();
+    b.statements = 2;
+    b.applied = SessionState.SCHEMA;
+    assertFalse(reads.idle(), "bound");
+    reads.releaseAll(true);
+    assertTrue(reads.idle());
+    assertNotNull(b.session(), "a released binding still names its last session");
+    reads.clear();
+    assertSame(b, reads.current(), "the binding object is reused");
+    assertNull(b.session(), "no session stays reachable from a state kept for later");
+    assertNull(b.route());
+    assertNull(b.endpoint());
+    assertEquals(0, b.statements);
+    assertEquals(0, b.applied);
+    assertFalse(b.retried);
+    assertFalse(b.settingsSql);
+    Connection again = bindReplica();
+    assertSame(b, reads.current(), "bound again without a new binding");
+    assertSame(Route.REPLICA, reads.route());
+    assertSame(again, reads.connection());
+    reads.releaseAll(true);
+  }
+
+  @Test
   void aKeptBindingStartsANewUnitOfWork() throws Exception {
     bindReplica();
     Binding b = reads.current();
@@ -139,7 +170,7 @@ class ReadBindingsTest {
     try {
       for (int round = 0; round < 200; round++) {
         ReadBindings side = new ReadBindings(router, router.primary());
-        side.bind(replica.borrow(), Route.REPLICA, replica, new SessionState());
+        side.bind(replica.borrow(), Route.REPLICA, replica, newState());
         List<LogicalStatement> none = new ArrayList<>();
         CountDownLatch go = new CountDownLatch(1);
         AtomicInteger failures = new AtomicInteger();
@@ -227,7 +258,7 @@ class ReadBindingsTest {
 
   @Test
   void jdbcStateIsAppliedAndUndoneOnReturn() throws Exception {
-    SessionState state = new SessionState();
+    SessionState state = newState();
     state.networkTimeout = 0; // what HikariCP restores when it read "unset"
     state.holdability = ResultSet.HOLD_CURSORS_OVER_COMMIT;
     state.set = SessionState.NETWORK_TIMEOUT | SessionState.HOLDABILITY;
