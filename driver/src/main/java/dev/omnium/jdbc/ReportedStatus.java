@@ -1,0 +1,68 @@
+package dev.omnium.jdbc;
+
+import java.util.Map;
+import org.postgresql.PGConnection;
+
+/**
+ * The settings a pgjdbc session's server reported ({@link Binding#REPORTED} and
+ * {@code in_hot_standby}), read without a map look-up. pgjdbc keeps them in a case-insensitive
+ * TreeMap that it only ever puts into, and a put on a present key replaces the value in that
+ * key's entry: the entries taken once stay live. A key first reported later grows the map; then
+ * every read is a look-up, as without this class. Read on a replica session at every borrow,
+ * answer and return (a look-up costs a few case-insensitive string comparisons each).
+ */
+final class ReportedStatus {
+  private static final String IN_HOT_STANDBY = "in_hot_standby";
+
+  private final PGConnection pg;
+  /** pgjdbc's live, read-only view of the map. */
+  private final Map<String, String> all;
+  /** The map's size when the entries were taken. */
+  private final int size;
+  /** The entry of each {@link Binding#REPORTED} key, null where the key was absent. */
+  private final Map.Entry<?, ?>[] entries;
+  private final Map.Entry<?, ?> inHotStandby;
+
+  private ReportedStatus(PGConnection pg, Map<String, String> all) {
+    this.pg = pg;
+    this.all = all;
+    this.entries = new Map.Entry<?, ?>[Binding.REPORTED.length];
+    Map.Entry<?, ?> hotStandby = null;
+    int n = 0;
+    for (Map.Entry<String, String> e : all.entrySet()) {
+      n++;
+      String key = e.getKey();
+      if (IN_HOT_STANDBY.equalsIgnoreCase(key)) hotStandby = e;
+      for (int i = 0; i < entries.length; i++) {
+        if (Binding.REPORTED[i].equalsIgnoreCase(key)) entries[i] = e;
+      }
+    }
+    this.inHotStandby = hotStandby;
+    this.size = n;
+  }
+
+  /** The live settings of {@code pg}, or null when it cannot be read (not pgjdbc's, closed). */
+  static ReportedStatus of(PGConnection pg) {
+    if (pg == null) return null;
+    try {
+      Map<String, String> all = pg.getParameterStatuses();
+      return all == null ? null : new ReportedStatus(pg, all);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** The current value of {@code Binding.REPORTED[i]}, as pgjdbc's getParameterStatus. */
+  String reported(int i) {
+    if (all.size() != size) return pg.getParameterStatus(Binding.REPORTED[i]);
+    Map.Entry<?, ?> e = entries[i];
+    return e == null ? null : (String) e.getValue();
+  }
+
+  /** The current value of {@code in_hot_standby}, as pgjdbc's getParameterStatus. */
+  String inHotStandby() {
+    if (all.size() != size) return pg.getParameterStatus(IN_HOT_STANDBY);
+    Map.Entry<?, ?> e = inHotStandby;
+    return e == null ? null : (String) e.getValue();
+  }
+}
