@@ -175,8 +175,9 @@ final class Binding {
     if (pg == null) return false;
     String[] at = reportedAtBind;
     ReportedStatus st = rs == null ? null : rs.status;
+    if (st != null) return st.differsFrom(at);
     for (int i = 0; i < at.length; i++) {
-      String now = st != null ? st.reported(i) : pg.getParameterStatus(REPORTED[i]);
+      String now = pg.getParameterStatus(REPORTED[i]);
       if (now != at[i] && (now == null || !now.equals(at[i]))) return true;
     }
     return false;

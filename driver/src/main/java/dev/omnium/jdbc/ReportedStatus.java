@@ -59,6 +59,25 @@ final class ReportedStatus {
     return e == null ? null : (String) e.getValue();
   }
 
+  /**
+   * Whether any {@link Binding#REPORTED} value now differs from {@code at} (same order): one
+   * size check for all of them.
+   */
+  boolean differsFrom(String[] at) {
+    boolean live = all.size() == size;
+    for (int i = 0; i < at.length; i++) {
+      String now;
+      if (live) {
+        Map.Entry<?, ?> e = entries[i];
+        now = e == null ? null : (String) e.getValue();
+      } else {
+        now = pg.getParameterStatus(Binding.REPORTED[i]);
+      }
+      if (now != at[i] && (now == null || !now.equals(at[i]))) return true;
+    }
+    return false;
+  }
+
   /** The current value of {@code in_hot_standby}, as pgjdbc's getParameterStatus. */
   String inHotStandby() {
     if (all.size() != size) return pg.getParameterStatus(IN_HOT_STANDBY);

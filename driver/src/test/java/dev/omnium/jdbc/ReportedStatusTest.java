@@ -1,7 +1,9 @@
 package dev.omnium.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Proxy;
@@ -49,6 +51,26 @@ class ReportedStatusTest {
     assertEquals("off", st.inHotStandby());
     assertEquals("api:replica", st.reported(index("application_name")));
     assertNull(st.reported(index("search_path")));
+  }
+
+  @Test
+  void aChangeOfAnyReportedSettingIsSeen() {
+    for (String key : Binding.REPORTED) map.put(key, "v");
+    map.put("in_hot_standby", "on");
+    ReportedStatus st = ReportedStatus.of(pg);
+    String[] at = new String[Binding.REPORTED.length];
+    for (int i = 0; i < at.length; i++) at[i] = map.get(Binding.REPORTED[i]);
+    assertFalse(st.differsFrom(at));
+    for (String key : Binding.REPORTED) {
+      map.put(key, new String("v")); // reported again, same value: no change
+      assertFalse(st.differsFrom(at), key);
+      map.put(key, "w");
+      assertTrue(st.differsFrom(at), key);
+      map.put(key, "v");
+    }
+    map.put("some_new_setting", "x"); // the map grew: look-ups from now on
+    map.put("TimeZone", "w");
+    assertTrue(st.differsFrom(at));
   }
 
   @Test
