@@ -7,8 +7,8 @@ import org.postgresql.PGConnection;
  * The settings a pgjdbc session's server reported ({@link Binding#REPORTED} and
  * {@code in_hot_standby}), read without a map look-up. pgjdbc keeps them in a case-insensitive
  * TreeMap that it only ever puts into, and a put on a present key replaces the value in that
- * key's entry: the entries taken once stay live. A key first reported later grows the map; then
- * every read is a look-up, as without this class. Read on a replica session at every borrow,
+ * key's entry: the entries taken once stay live. A key absent then is still absent while the map
+ * has not grown; once it has, that key is looked up, as without this class. Read on a replica session at every borrow,
  * answer and return (a look-up costs a few case-insensitive string comparisons each).
  */
 final class ReportedStatus {
@@ -54,25 +54,18 @@ final class ReportedStatus {
 
   /** The current value of {@code Binding.REPORTED[i]}, as pgjdbc's getParameterStatus. */
   String reported(int i) {
-    if (all.size() != size) return pg.getParameterStatus(Binding.REPORTED[i]);
-    Map.Entry<?, ?> e = entries[i];
-    return e == null ? null : (String) e.getValue();
+    return value(entries[i], Binding.REPORTED[i]);
   }
 
-  /**
-   * Whether any {@link Binding#REPORTED} value now differs from {@code at} (same order): one
-   * size check for all of them.
-   */
+  private String value(Map.Entry<?, ?> e, String key) {
+    if (e != null) return (String) e.getValue(); // live: no size check needed
+    return all.size() == size ? null : pg.getParameterStatus(key);
+  }
+
+  /** Whether any {@link Binding#REPORTED} value now differs from {@code at} (same order). */
   boolean differsFrom(String[] at) {
-    boolean live = all.size() == size;
     for (int i = 0; i < at.length; i++) {
-      String now;
-      if (live) {
-        Map.Entry<?, ?> e = entries[i];
-        now = e == null ? null : (String) e.getValue();
-      } else {
-        now = pg.getParameterStatus(Binding.REPORTED[i]);
-      }
+      String now = value(entries[i], Binding.REPORTED[i]);
       if (now != at[i] && (now == null || !now.equals(at[i]))) return true;
     }
     return false;
@@ -80,8 +73,6 @@ final class ReportedStatus {
 
   /** The current value of {@code in_hot_standby}, as pgjdbc's getParameterStatus. */
   String inHotStandby() {
-    if (all.size() != size) return pg.getParameterStatus(IN_HOT_STANDBY);
-    Map.Entry<?, ?> e = inHotStandby;
-    return e == null ? null : (String) e.getValue();
+    return value(inHotStandby, IN_HOT_STANDBY);
   }
 }
