@@ -8,8 +8,9 @@ import org.postgresql.PGConnection;
  * {@code in_hot_standby}), read without a map look-up. pgjdbc keeps them in a case-insensitive
  * TreeMap that it only ever puts into, and a put on a present key replaces the value in that
  * key's entry: the entries taken once stay live. A key absent then is still absent while the map
- * has not grown; once it has, that key is looked up, as without this class. Read on a replica session at every borrow,
- * answer and return (a look-up costs a few case-insensitive string comparisons each).
+ * has not grown; once it has, that key is looked up, as without this class. Read on a replica
+ * session at every borrow, answer and return (a look-up costs a few case-insensitive string
+ * comparisons each).
  */
 final class ReportedStatus {
   private static final String IN_HOT_STANDBY = "in_hot_standby";
