@@ -41,6 +41,8 @@ final class Binding {
   private volatile Connection connection;
   /** The pgjdbc session under the pool's proxy (see {@link #session()}). */
   private Connection session;
+  /** The replica session wrapper under the pool's proxy, or null (other routes, not pooled). */
+  private ReplicaSessionBase replica;
   private Route route;
   private ReplicaEndpoint endpoint;
 
@@ -74,8 +76,16 @@ final class Binding {
     retried = false;
     applied = 0;
     settingsSql = false;
-    PGConnection pg = pooled ? pg(c) : null;
-    if (pooled) snapshotReported(c, pg);
+    PGConnection pg = null;
+    if (pooled) {
+      // only replica pools lend session wrappers: other routes skip the wrapper look-up
+      ReplicaSessionBase rs = route == Route.REPLICA ? replicaSession(c) : null;
+      pg = rs != null && rs.pg != null ? rs.pg : pg(c);
+      snapshotReported(rs, pg);
+      replica = rs;
+    } else {
+      replica = null;
+    }
     session = pg instanceof Connection ? (Connection) pg : c;
     connection = c; // volatile write last: a releasing thread that sees c sees the rest
   }
@@ -90,6 +100,7 @@ final class Binding {
    */
   void clear() {
     session = null;
+    replica = null;
     route = null;
     endpoint = null;
     reportedAtBind = null;
@@ -122,8 +133,7 @@ final class Binding {
     return endpoint;
   }
 
-  private void snapshotReported(Connection c, PGConnection pg) {
-    ReplicaSessionBase rs = replicaSession(c);
+  private void snapshotReported(ReplicaSessionBase rs, PGConnection pg) {
     String[] at = rs == null ? null : rs.reported;
     if (at != null) { // what every return to the pool checked: no lookups
       reportedAtBind = at;
@@ -142,7 +152,8 @@ final class Binding {
     reportedAtBind = at;
   }
 
-  private static ReplicaSessionBase replicaSession(Connection c) {
+  /** The replica session wrapper under a pool's proxy, or null when {@code c} has none. */
+  static ReplicaSessionBase replicaSession(Connection c) {
     try {
       return c.isWrapperFor(ReplicaSessionBase.class) ? c.unwrap(ReplicaSessionBase.class) : null;
     } catch (SQLException | RuntimeException e) {
@@ -150,10 +161,21 @@ final class Binding {
     }
   }
 
+  /**
+   * True when the server last said the bound session's server is not a hot standby: a replica
+   * session's live settings, else pgjdbc's look-up.
+   */
+  boolean reportsPrimary() {
+    ReplicaSessionBase rs = replica;
+    return rs != null ? rs.reportsPrimary() : RoleSignal.reportsPrimary(session);
+  }
+
   /** The server reported a change of a session setting since the session was bound. */
-  private boolean reportedChanged(PGConnection pg) {
+  private boolean reportedChanged(PGConnection pg, ReplicaSessionBase rs) {
     if (pg == null) return false;
     String[] at = reportedAtBind;
+    ReportedStatus st = rs == null ? null : rs.status;
+    if (st != null) return st.differsFrom(at);
     for (int i = 0; i < at.length; i++) {
       String now = pg.getParameterStatus(REPORTED[i]);
       if (now != at[i] && (now == null || !now.equals(at[i]))) return true;
@@ -191,6 +213,7 @@ final class Binding {
     Connection c = connection;
     if (c == null) return false;
     Connection s = session;
+    ReplicaSessionBase rs = replica;
     Route r = route;
     ReplicaEndpoint e = endpoint;
     // claim it first: once given back, the session may already be another borrower's
@@ -207,9 +230,9 @@ final class Binding {
         // gone already
       }
     }
-    if (!dead && pooled) dead = !resetForPool(c, s, r);
+    if (!dead && pooled) dead = !resetForPool(c, s, rs, r);
     if (r == Route.REPLICA) {
-      e.release(c, s, dead);
+      e.release(c, rs, s, dead);
     } else if (r == Route.FALLBACK) {
       router.releaseFallback(c, dead);
     } else {
@@ -223,14 +246,14 @@ final class Binding {
    * a JDBC setter or raw SQL changed a setting (it restores the startup values, read-only
    * included), then the client-side values. False when the session must be evicted instead.
    */
-  private boolean resetForPool(Connection c, Connection s, Route r) {
+  private boolean resetForPool(Connection c, Connection s, ReplicaSessionBase rs, Route r) {
     int bits = applied;
     PGConnection pg = pg(s, c);
     try {
       // The pool rolls back only what ran through its own statement proxies: a read session's
       // statements did not (see session()), so a transaction left open is rolled back here.
       if (r != Route.PRIMARY && PgTransactionState.inTransactionOn(s)) c.rollback();
-      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || settingsSql || reportedChanged(pg)) {
+      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || settingsSql || reportedChanged(pg, rs)) {
         if (!c.getAutoCommit()) {
           c.rollback();
           c.setAutoCommit(true);
@@ -238,7 +261,8 @@ final class Binding {
         try (Statement st = c.createStatement()) {
           st.execute("RESET ALL");
         }
-        if (reportedChanged(pg)) return false; // e.g. SET SESSION AUTHORIZATION: not ours to undo
+        // e.g. SET SESSION AUTHORIZATION: not ours to undo
+        if (reportedChanged(pg, rs)) return false;
       }
       if ((bits & SessionState.NETWORK_TIMEOUT) != 0) {
         c.setNetworkTimeout(Runnable::run, networkTimeoutBefore);
@@ -247,7 +271,8 @@ final class Binding {
       if ((bits & SessionState.TYPE_MAP) != 0) c.setTypeMap(typeMapBefore);
       typeMapBefore = null;
       if (r != Route.PRIMARY) {
-        String ro = pg == null ? null : pg.getParameterStatus("default_transaction_read_only");
+        // the reported settings equal those at bind here (checked above): no second look-up
+        String ro = pg == null ? null : reportedAtBind[0];
         // read routes stay read-only: a session that says otherwise is never lent again
         if (ro != null && !"on".equals(ro)) return false;
       }

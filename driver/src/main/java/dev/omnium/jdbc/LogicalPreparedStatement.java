@@ -110,7 +110,7 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
   @Override
   boolean maySetSession(String sqlArg) {
     if (sqlArg != null) return super.maySetSession(sqlArg);
-    if (sets == 0) sets = StatementKind.maySetSession(sql) ? (byte) 1 : (byte) 2;
+    if (sets == 0) sets = conn.state.maySetSession(sql) ? (byte) 1 : (byte) 2;
     return sets == 1;
   }
 

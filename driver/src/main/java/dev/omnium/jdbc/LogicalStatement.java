@@ -199,7 +199,7 @@ class LogicalStatement implements Statement {
 
   /** Whether {@code sql} (this statement's batch when null) may change a session setting. */
   boolean maySetSession(String sql) {
-    if (sql != null) return StatementKind.maySetSession(sql);
+    if (sql != null) return conn.state.maySetSession(sql);
     ArrayList<Object> b = batch;
     if (b != null) {
       for (int i = 0; i < b.size(); i++) {

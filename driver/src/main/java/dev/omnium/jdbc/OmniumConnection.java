@@ -131,8 +131,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
   void answered(Connection physical) {
     Binding b = state.readOnly ? state.reads.current() : null;
     if (b != null && b.route() == Route.REPLICA && physical == b.connection()) {
-      // the pgjdbc session itself: its parameter status without the pool proxy's unwrap chain
-      b.endpoint().answered(b.session());
+      // the session's own settings: no unwrap chain through the pool's proxy, no map look-up
+      b.endpoint().answered(b);
     }
   }
 

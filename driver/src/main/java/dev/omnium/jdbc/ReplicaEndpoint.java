@@ -71,7 +71,9 @@ final class ReplicaEndpoint {
    */
   Connection borrow() throws SQLException {
     Connection c = pool.getConnection();
-    boolean reported = RoleSignal.reportsPrimary(c);
+    // the pool's proxy holds the session wrapper itself: one cheap unwrap, no chain to pgjdbc
+    ReplicaSessionBase rs = Binding.replicaSession(c);
+    boolean reported = rs != null ? rs.reportsPrimary() : RoleSignal.reportsPrimary(c);
     // Also when another session reported the promotion since this replica was picked.
     if (reported || watcher.state() == LagWatcher.State.NOT_IN_RECOVERY) {
       Pools.release(pool, c, true);
@@ -92,6 +94,11 @@ final class ReplicaEndpoint {
    */
   void answered(Connection c) {
     if (RoleSignal.reportsPrimary(c)) promoted();
+  }
+
+  /** Like {@link #answered(Connection)} for a bound session: its wrapper's live settings. */
+  void answered(Binding b) {
+    if (b.reportsPrimary()) promoted();
   }
 
   /** A session of this server reported it a primary: this pool and those of other routers. */
@@ -125,10 +132,16 @@ final class ReplicaEndpoint {
    * {@code session} is pgjdbc's connection under it (asked for the role without an unwrap).
    */
   void release(Connection c, Connection session, boolean dead) {
+    release(c, null, session, dead);
+  }
+
+  /** Like {@link #release(Connection, Connection, boolean)}; {@code rs} the session's wrapper. */
+  void release(Connection c, ReplicaSessionBase rs, Connection session, boolean dead) {
     inUse.decrementAndGet();
     lent.remove(c);
     // The server reports a promotion with the first answer after it: notice it now.
-    boolean primary = !dead && RoleSignal.reportsPrimary(session);
+    boolean primary = !dead
+        && (rs != null ? rs.reportsPrimary() : RoleSignal.reportsPrimary(session));
     Pools.release(pool, c, dead || primary);
     if (primary) promoted();
   }

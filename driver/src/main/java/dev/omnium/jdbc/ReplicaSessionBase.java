@@ -3,6 +3,7 @@ package dev.omnium.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.function.BooleanSupplier;
+import org.postgresql.PGConnection;
 
 /**
  * A physical replica session as omnium's replica pool holds it. HikariCP validates a session
@@ -27,10 +28,39 @@ abstract class ReplicaSessionBase extends DelegatingWrapper<Connection> implemen
    * session to another thread).
    */
   String[] reported;
+  /**
+   * pgjdbc's session under this wrapper, found once here rather than by an unwrap chain through
+   * the pool's proxy at every borrow, bind and return; null where it is not pgjdbc's.
+   */
+  final PGConnection pg;
+  /** What the server reported on this session, read live without look-ups; null if unreadable. */
+  final ReportedStatus status;
 
   ReplicaSessionBase(Connection delegate, BooleanSupplier serverAnswers) {
     super(delegate);
     this.serverAnswers = serverAnswers;
+    this.pg = pgjdbc(delegate);
+    this.status = ReportedStatus.of(pg);
+  }
+
+  /** True when the server last said it is not a hot standby (see {@link RoleSignal}). */
+  final boolean reportsPrimary() {
+    ReportedStatus st = status;
+    if (st == null) return RoleSignal.reportsPrimary(pg);
+    try {
+      return "off".equals(st.inHotStandby());
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static PGConnection pgjdbc(Connection c) {
+    if (c instanceof PGConnection p) return p;
+    try {
+      return c.unwrap(PGConnection.class);
+    } catch (SQLException | RuntimeException e) {
+      return null;
+    }
   }
 
   @Override

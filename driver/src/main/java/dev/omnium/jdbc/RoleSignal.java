@@ -36,9 +36,18 @@ final class RoleSignal {
     try {
       // Hot path (after every answer on a replica session): pgjdbc's own connection skips unwrap.
       PGConnection pg = c instanceof PGConnection p ? p : c.unwrap(PGConnection.class);
-      return "off".equals(pg.getParameterStatus(IN_HOT_STANDBY));
+      return reportsPrimary(pg);
     } catch (SQLException | RuntimeException e) {
       return false; // closed or not pgjdbc: the watcher's probe decides
+    }
+  }
+
+  /** Like {@link #reportsPrimary(Connection)} on pgjdbc's session itself; false when null. */
+  static boolean reportsPrimary(PGConnection pg) {
+    try {
+      return pg != null && "off".equals(pg.getParameterStatus(IN_HOT_STANDBY));
+    } catch (RuntimeException e) {
+      return false;
     }
   }
 }

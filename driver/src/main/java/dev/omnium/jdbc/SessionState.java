@@ -64,6 +64,13 @@ final class SessionState {
    * the state again.
    */
   Thread owner;
+  /**
+   * The last SQL strings found to change a session setting or not ({@link #maySetSession}): an
+   * application runs the same few strings again and again. One field per answer, so a racing
+   * reader can never pair a string with the other's answer.
+   */
+  private String settingSql;
+  private String plainSql;
 
   boolean autoCommit = true;
   int isolation = UNSET;
@@ -149,6 +156,19 @@ final class SessionState {
     if ((s & HOLDABILITY) != 0) apply(b, c, HOLDABILITY);
     if ((s & CLIENT_INFO) != 0) apply(b, c, CLIENT_INFO);
     if ((s & TYPE_MAP) != 0) apply(b, c, TYPE_MAP);
+  }
+
+  /** {@link StatementKind#maySetSession}, remembered for the last string of each answer. */
+  boolean maySetSession(String sql) {
+    if (sql == plainSql) return false;
+    if (sql == settingSql) return true;
+    boolean sets = StatementKind.maySetSession(sql);
+    if (sets) {
+      settingSql = sql;
+    } else {
+      plainSql = sql;
+    }
+    return sets;
   }
 
   /** Applies one value to a bound session, remembering what to undo. */
