@@ -53,6 +53,14 @@ final class ConnectionWrites {
     if (SqlStates.connectionDead(e)) committed();
   }
 
+  /**
+   * Whether this connection remembers a commit or was given a token. Never waits, unlike
+   * {@link #lastToken()}, which may wait for the sample that dates the last commit.
+   */
+  boolean remembersAny() {
+    return pending || lastWriteLsn != 0 || requiredLsn != 0;
+  }
+
   /** The last committed write as a token, or null before the first one (waits, bounded). */
   String lastToken() {
     if (pending) {

@@ -116,7 +116,7 @@ final class SessionState {
     // a handle answers lastWriteToken() after close: only a state that recorded no write and
     // was given no token is lent again, so its ConnectionWrites is as new
     return statements.isEmpty() && reads.idle() && (p == null || p.connection() == null)
-        && writes.lastToken() == null && writes.requiredToken() == null;
+        && !writes.remembersAny();
   }
 
   /**

@@ -1,10 +1,13 @@
 package dev.omnium.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -105,5 +108,17 @@ class WritePositionsTest {
     assertNull(w.lastTokenOfThisThread());
     w.committed(System.nanoTime());
     assertEquals(0, w.requiredForThisThread(System.nanoTime() + TTL));
+  }
+
+  @Test
+  void askingWhetherAConnectionRemembersAWriteNeverWaitsForItsSample() {
+    WritePositions w = new WritePositions("thread", TTL, timeline, requests::incrementAndGet,
+        TimeUnit.HOURS.toNanos(1)); // a token would wait an hour: no sample ever comes here
+    ConnectionWrites c = new ConnectionWrites(w);
+    assertFalse(c.remembersAny());
+    assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+      c.committed();
+      assertTrue(c.remembersAny());
+    });
   }
 }
