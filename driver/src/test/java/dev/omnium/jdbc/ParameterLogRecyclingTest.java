@@ -31,9 +31,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 
 /**
@@ -43,17 +42,8 @@ import org.postgresql.PGConnection;
  * (stub sessions, no server).
  */
 class ParameterLogRecyclingTest {
-  static Router router;
-
-  @BeforeAll
-  static void router() throws SQLException {
-    router = StubSessions.router("unit-parameter-log-recycling");
-  }
-
-  @AfterAll
-  static void down() {
-    router.close();
-  }
+  @RegisterExtension
+  static final StubRouter ROUTER = new StubRouter("unit-parameter-log-recycling");
 
   /** A stub primary session whose prepared and callable statements record every call. */
   static final class Primary {
@@ -91,12 +81,7 @@ class ParameterLogRecyclingTest {
   }
 
   static OmniumConnection on(Primary primary) {
-    PrimarySource source = new PrimarySource() {
-      @Override Connection open() { return primary.connection; }
-      @Override void release(Connection c, boolean dead) { }
-      @Override public void close() { }
-    };
-    return new OmniumConnection(router, source, router.defaultMaxAgeNanos, false);
+    return ROUTER.on(primary.connection);
   }
 
   static ParameterLog logOf(PreparedStatement ps) {
