@@ -219,7 +219,8 @@ public final class RoundTrips {
    * Opens {@code contender}, waits until its reads reach the replica, warms its pools, and runs
    * {@code work} on one held read-only connection.
    */
-  private Row onHeldReadOnlyConnection(Contender contender, HeldConnectionWork work) throws Exception {
+  private Row onHeldReadOnlyConnection(Contender contender, HeldConnectionWork work)
+      throws Exception {
     DataSource ds = contender.open(cluster, primaryWire.hostPort(), replicaWire.hostPort());
     try {
       Workloads.awaitReadsOn(ds, "replica", Duration.ofSeconds(30), contender.name());
@@ -324,8 +325,10 @@ public final class RoundTrips {
   private Row row(String kase, Contender contender, Snapshot before, Snapshot after, int tx) {
     Map<String, Long> bg = new TreeMap<>();
     Map<String, Long> bySession = new TreeMap<>();
-    long primaryRt = roundTrips("primary", delta(before.primaryWire, after.primaryWire), bySession, bg);
-    long replicaRt = roundTrips("replica", delta(before.replicaWire, after.replicaWire), bySession, bg);
+    long primaryRt =
+        roundTrips("primary", delta(before.primaryWire, after.primaryWire), bySession, bg);
+    long replicaRt =
+        roundTrips("replica", delta(before.replicaWire, after.replicaWire), bySession, bg);
     StringBuilder sessions = new StringBuilder();
     for (Map.Entry<String, Long> e : bySession.entrySet()) {
       if (sessions.length() > 0) sessions.append("<br>");
@@ -370,8 +373,8 @@ public final class RoundTrips {
    * One server's round trips in a window by session: the lag watcher's go to {@code background},
    * the others to {@code bySession}; returns the sum of the others.
    */
-  private static long roundTrips(String server, Map<String, Long> bySessionInWindow, Map<String, Long> bySession,
-      Map<String, Long> background) {
+  private static long roundTrips(String server, Map<String, Long> bySessionInWindow,
+      Map<String, Long> bySession, Map<String, Long> background) {
     long sum = 0;
     for (Map.Entry<String, Long> e : bySessionInWindow.entrySet()) {
       if (isWatcher(e.getKey())) {
