@@ -209,26 +209,43 @@ public final class RoundTrips {
     }
   }
 
-  private Row measureAutocommit(Contender contender) throws Exception {
+  /** A measurement on one held read-only connection. */
+  @FunctionalInterface
+  interface HeldConnectionWork {
+    Row measure(Connection c) throws Exception;
+  }
+
+  /**
+   * Opens {@code contender}, waits until its reads reach the replica, warms its pools, and runs
+   * {@code work} on one held read-only connection.
+   */
+  private Row onHeldReadOnlyConnection(Contender contender, HeldConnectionWork work)
+      throws Exception {
     DataSource ds = contender.open(cluster, primaryWire.hostPort(), replicaWire.hostPort());
     try {
       Workloads.awaitReadsOn(ds, "replica", Duration.ofSeconds(30), contender.name());
       Workloads.warm(ds, Contender.POOL_SIZE, Workloads.WARM_ROUNDS);
       try (Connection c = ds.getConnection()) {
         c.setReadOnly(true);
-        try (PreparedStatement ps = c.prepareStatement(BenchCluster.READ_SQL)) {
-          for (int i = 0; i < 200; i++) Workloads.autocommitRead(ps, 1 + i);
-          awaitQuiet();
-          for (int i = 0; i < 50; i++) Workloads.autocommitRead(ps, 1 + i);
-          Snapshot before = snapshot();
-          for (int i = 0; i < tx; i++) Workloads.autocommitRead(ps, 1 + i % BenchCluster.ROWS);
-          Snapshot after = snapshot();
-          return row("autocommit read, reused PreparedStatement (case 3)", contender, before, after);
-        }
+        return work.measure(c);
       }
     } finally {
       Contender.close(ds);
     }
+  }
+
+  private Row measureAutocommit(Contender contender) throws Exception {
+    return onHeldReadOnlyConnection(contender, c -> {
+      try (PreparedStatement ps = c.prepareStatement(BenchCluster.READ_SQL)) {
+        for (int i = 0; i < 200; i++) Workloads.autocommitRead(ps, 1 + i);
+        awaitQuiet();
+        for (int i = 0; i < 50; i++) Workloads.autocommitRead(ps, 1 + i);
+        Snapshot before = snapshot();
+        for (int i = 0; i < tx; i++) Workloads.autocommitRead(ps, 1 + i % BenchCluster.ROWS);
+        Snapshot after = snapshot();
+        return row("autocommit read, reused PreparedStatement (case 3)", contender, before, after);
+      }
+    });
   }
 
   /**
@@ -237,25 +254,17 @@ public final class RoundTrips {
    * than 500 ms before lending it; the limit holds its physical session and lends nothing.
    */
   private Row measureLightTraffic(Contender contender) throws Exception {
-    DataSource ds = contender.open(cluster, primaryWire.hostPort(), replicaWire.hostPort());
-    try {
-      Workloads.awaitReadsOn(ds, "replica", Duration.ofSeconds(30), contender.name());
-      Workloads.warm(ds, Contender.POOL_SIZE, Workloads.WARM_ROUNDS);
-      try (Connection c = ds.getConnection()) {
-        c.setReadOnly(true);
-        for (int i = 0; i < 20; i++) lightRead(c, 1 + i);
-        awaitQuiet();
-        Snapshot before = snapshot();
-        for (int i = 0; i < LIGHT_READS; i++) {
-          Workloads.sleep(600);
-          lightRead(c, 1 + i);
-        }
-        Snapshot after = snapshot();
-        return row(LIGHT_TRAFFIC, contender, before, after, LIGHT_READS);
+    return onHeldReadOnlyConnection(contender, c -> {
+      for (int i = 0; i < 20; i++) lightRead(c, 1 + i);
+      awaitQuiet();
+      Snapshot before = snapshot();
+      for (int i = 0; i < LIGHT_READS; i++) {
+        Workloads.sleep(600);
+        lightRead(c, 1 + i);
       }
-    } finally {
-      Contender.close(ds);
-    }
+      Snapshot after = snapshot();
+      return row(LIGHT_TRAFFIC, contender, before, after, LIGHT_READS);
+    });
   }
 
   private static void lightRead(Connection c, int id) throws SQLException {
@@ -314,26 +323,12 @@ public final class RoundTrips {
   }
 
   private Row row(String kase, Contender contender, Snapshot before, Snapshot after, int tx) {
-    long primaryRt = 0;
-    long replicaRt = 0;
     Map<String, Long> bg = new TreeMap<>();
     Map<String, Long> bySession = new TreeMap<>();
-    for (Map.Entry<String, Long> e : delta(before.primaryWire, after.primaryWire).entrySet()) {
-      if (isWatcher(e.getKey())) {
-        bg.merge("primary " + e.getKey(), e.getValue(), Long::sum);
-      } else {
-        primaryRt += e.getValue();
-        bySession.merge("primary " + e.getKey(), e.getValue(), Long::sum);
-      }
-    }
-    for (Map.Entry<String, Long> e : delta(before.replicaWire, after.replicaWire).entrySet()) {
-      if (isWatcher(e.getKey())) {
-        bg.merge("replica " + e.getKey(), e.getValue(), Long::sum);
-      } else {
-        replicaRt += e.getValue();
-        bySession.merge("replica " + e.getKey(), e.getValue(), Long::sum);
-      }
-    }
+    long primaryRt =
+        roundTrips("primary", delta(before.primaryWire, after.primaryWire), bySession, bg);
+    long replicaRt =
+        roundTrips("replica", delta(before.replicaWire, after.replicaWire), bySession, bg);
     StringBuilder sessions = new StringBuilder();
     for (Map.Entry<String, Long> e : bySession.entrySet()) {
       if (sessions.length() > 0) sessions.append("<br>");
@@ -372,6 +367,24 @@ public final class RoundTrips {
 
   private static boolean isWatcher(String applicationName) {
     return applicationName.equals(Contender.APP + ":lag");
+  }
+
+  /**
+   * One server's round trips in a window by session: the lag watcher's go to {@code background},
+   * the others to {@code bySession}; returns the sum of the others.
+   */
+  private static long roundTrips(String server, Map<String, Long> bySessionInWindow,
+      Map<String, Long> bySession, Map<String, Long> background) {
+    long sum = 0;
+    for (Map.Entry<String, Long> e : bySessionInWindow.entrySet()) {
+      if (isWatcher(e.getKey())) {
+        background.merge(server + " " + e.getKey(), e.getValue(), Long::sum);
+      } else {
+        sum += e.getValue();
+        bySession.merge(server + " " + e.getKey(), e.getValue(), Long::sum);
+      }
+    }
+    return sum;
   }
 
   private static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {

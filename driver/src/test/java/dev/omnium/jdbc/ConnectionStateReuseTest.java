@@ -168,10 +168,7 @@ class ConnectionStateReuseTest {
     assertFalse(closer.isAlive());
     assertNull(failed.get());
     assertTrue(c.isClosed());
-    assertSame(state, c.state, "not lent again: the owner's call may still be running");
-    try (OmniumConnection other = ds.getConnection()) {
-      assertNotSame(state, other.state);
-    }
+    assertNotLentAgain(state, c, "the owner's call may still be running");
   }
 
   @Test
@@ -193,7 +190,13 @@ class ConnectionStateReuseTest {
     // 08001 when the pool saw the refusal in time, else the pool's timeout (no SQLState yet)
     assertTrue(failed.get() != null, "the statement was routed and failed");
     c.close(); // on the thread that got it, but another ran its last statement
-    assertSame(state, c.state, "not lent again: that thread may still be in a call");
+    assertNotLentAgain(state, c, "that thread may still be in a call");
+  }
+
+  /** Closed, {@code c} kept {@code state} ({@code why}); the next connection gets another one. */
+  private void assertNotLentAgain(SessionState state, OmniumConnection c, String why)
+      throws SQLException {
+    assertSame(state, c.state, "not lent again: " + why);
     try (OmniumConnection other = ds.getConnection()) {
       assertNotSame(state, other.state);
     }

@@ -33,11 +33,18 @@ class LagAlertTest {
     return new LagAlert("r1", Duration.ofSeconds(10), Duration.ofSeconds(60), listeners);
   }
 
+  /** A new alert that evaluated {@code samples}: pairs of (seconds from start, lag in seconds). */
+  private LagAlert alertAfter(long... samples) {
+    LagAlert a = alert();
+    for (int i = 0; i < samples.length; i += 2) {
+      a.evaluate(samples[i] * S, samples[i + 1] * S);
+    }
+    return a;
+  }
+
   @Test
   void firesOnceAfterLagStaysOverTheThresholdForTheConfiguredTime() {
-    LagAlert a = alert();
-    a.evaluate(0, 11 * S);
-    a.evaluate(59 * S, 70 * S);
+    LagAlert a = alertAfter(0, 11, 59, 70);
     assertFalse(a.isFiring(), "59 s over is not yet 60 s");
     assertTrue(events.isEmpty());
     a.evaluate(60 * S, 71 * S);
@@ -49,22 +56,14 @@ class LagAlertTest {
 
   @Test
   void clearsOnceWhenLagReturnsUnderTheThreshold() {
-    LagAlert a = alert();
-    a.evaluate(0, 20 * S);
-    a.evaluate(60 * S, 20 * S);
-    a.evaluate(61 * S, 2 * S);
-    a.evaluate(62 * S, 1 * S);
+    LagAlert a = alertAfter(0, 20, 60, 20, 61, 2, 62, 1);
     assertFalse(a.isFiring());
     assertEquals(List.of("raised r1 lag=20 over=60", "cleared r1 lag=2"), events);
   }
 
   @Test
   void dippingUnderTheThresholdRestartsTheClock() {
-    LagAlert a = alert();
-    a.evaluate(0, 20 * S);
-    a.evaluate(50 * S, 5 * S);
-    a.evaluate(51 * S, 20 * S);
-    a.evaluate(100 * S, 20 * S);
+    LagAlert a = alertAfter(0, 20, 50, 5, 51, 20, 100, 20);
     assertFalse(a.isFiring(), "only 49 s continuously over");
     a.evaluate(111 * S, 20 * S);
     assertTrue(a.isFiring());
@@ -87,9 +86,7 @@ class LagAlertTest {
       @Override public void alertCleared(String replica,
           Duration lag) { throw new IllegalStateException("boom"); }
     });
-    LagAlert a = alert();
-    a.evaluate(0, 20 * S);
-    a.evaluate(60 * S, 20 * S);
+    LagAlert a = alertAfter(0, 20, 60, 20);
     assertEquals(1, events.size());
   }
 

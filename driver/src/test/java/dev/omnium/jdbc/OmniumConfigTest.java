@@ -1,5 +1,6 @@
 package dev.omnium.jdbc;
 
+import static dev.omnium.jdbc.OmniumPropertyTest.props;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,14 +25,6 @@ class OmniumConfigTest {
   private static final String PASSWORD = "s3cr3t-pw";
   private static final String REPLICA_PASSWORD = "r3pl1ca-s3cr3t";
   private static final String BASE = "jdbc:omnium:postgresql://primary/db";
-
-  private static Properties props(String... kv) {
-    Properties p = new Properties();
-    for (int i = 0; i < kv.length; i += 2) {
-      p.setProperty(kv[i], kv[i + 1]);
-    }
-    return p;
-  }
 
   private static void assertNoSecret(String text) {
     assertFalse(text.contains(PASSWORD), text);

@@ -26,7 +26,8 @@ class OmniumPropertyTest {
 
   private static final String PASSWORD = "s3cr3t-pw";
 
-  private static Properties props(String... kv) {
+  /** Properties from key, value pairs. */
+  static Properties props(String... kv) {
     Properties p = new Properties();
     for (int i = 0; i < kv.length; i += 2) {
       p.setProperty(kv[i], kv[i + 1]);

@@ -1,5 +1,7 @@
 package dev.omnium.jdbc;
 
+import static dev.omnium.jdbc.ParameterLogTest.clearedWithRegistrations;
+import static dev.omnium.jdbc.ParameterLogTest.replay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -31,9 +33,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 
 /**
@@ -43,17 +44,8 @@ import org.postgresql.PGConnection;
  * (stub sessions, no server).
  */
 class ParameterLogRecyclingTest {
-  static Router router;
-
-  @BeforeAll
-  static void router() throws SQLException {
-    router = StubSessions.router("unit-parameter-log-recycling");
-  }
-
-  @AfterAll
-  static void down() {
-    router.close();
-  }
+  @RegisterExtension
+  static final StubRouter ROUTER = new StubRouter("unit-parameter-log-recycling");
 
   /** A stub primary session whose prepared and callable statements record every call. */
   static final class Primary {
@@ -88,15 +80,18 @@ class ParameterLogRecyclingTest {
               || c.method().getName().equals("registerOutParameter"))
           .map(Call::toString).collect(Collectors.toList());
     }
+
+    /** The setter and addBatch calls the {@code i}th physical statement received. */
+    List<String> batchCalls(int i) {
+      return statements.get(i).calls.stream()
+          .map(Call::toString)
+          .filter(s -> s.startsWith("set") || s.startsWith("addBatch"))
+          .collect(Collectors.toList());
+    }
   }
 
   static OmniumConnection on(Primary primary) {
-    PrimarySource source = new PrimarySource() {
-      @Override Connection open() { return primary.connection; }
-      @Override void release(Connection c, boolean dead) { }
-      @Override public void close() { }
-    };
-    return new OmniumConnection(router, source, router.defaultMaxAgeNanos, false);
+    return ROUTER.on(primary.connection);
   }
 
   static ParameterLog logOf(PreparedStatement ps) {
@@ -204,12 +199,8 @@ class ParameterLogRecyclingTest {
     ps.setInt(1, 2);
     ps.addBatch();
     ps.executeBatch();
-    List<String> rows = primary.statements.get(0).calls.stream()
-        .map(Call::toString)
-        .filter(s -> s.startsWith("set") || s.startsWith("addBatch"))
-        .collect(Collectors.toList());
     assertEquals(List.of("setInt(1, 1)", "setString(2, a)", "addBatch()",
-        "setInt(1, 2)", "setString(2, a)", "addBatch()"), rows);
+        "setInt(1, 2)", "setString(2, a)", "addBatch()"), primary.batchCalls(0));
 
     ps.setInt(1, 3);
     ps.addBatch(); // pending when the statement closes
@@ -218,11 +209,8 @@ class ParameterLogRecyclingTest {
     next.setInt(2, 7);
     next.addBatch();
     next.executeBatch();
-    List<String> nextRows = primary.statements.get(1).calls.stream()
-        .map(Call::toString)
-        .filter(s -> s.startsWith("set") || s.startsWith("addBatch"))
-        .collect(Collectors.toList());
-    assertEquals(List.of("setInt(2, 7)", "addBatch()"), nextRows, "nothing of the closed one");
+    assertEquals(List.of("setInt(2, 7)", "addBatch()"), primary.batchCalls(1),
+        "nothing of the closed one");
     c.rollback();
     c.close();
   }
@@ -244,13 +232,7 @@ class ParameterLogRecyclingTest {
 
   @Test
   void recyclingForgetsValuesRegistrationsAndNames() throws SQLException {
-    ParameterLog log = new ParameterLog();
-    log.registerOutParameter(1, Types.INTEGER);
-    log.setInt(2, 3);
-    log.setString("n", "v");
-    log.registerOutParameter("o", Types.VARCHAR);
-    log.setInt(-1, 1);
-    log.clearParameters();
+    ParameterLog log = clearedWithRegistrations();
     assertFalse(log.isEmpty(), "clearParameters keeps registrations");
     assertTrue(log.recycle());
     assertTrue(log.isEmpty());
@@ -309,11 +291,5 @@ class ParameterLogRecyclingTest {
       pool.shutdownNow();
       c.close();
     }
-  }
-
-  private static List<String> replay(ParameterLog log) throws SQLException {
-    Recorder physical = new Recorder();
-    log.applyTo(physical.callable());
-    return physical.calls.stream().map(Call::toString).collect(Collectors.toList());
   }
 }

@@ -214,13 +214,7 @@ class ParameterLogTest {
 
   @Test
   void clearParametersForgetsValuesButKeepsRegistrations() throws SQLException {
-    ParameterLog log = new ParameterLog();
-    log.registerOutParameter(1, Types.INTEGER);
-    log.setInt(2, 3);
-    log.setString("n", "v");
-    log.registerOutParameter("o", Types.VARCHAR);
-    log.setInt(-1, 1);
-    log.clearParameters();
+    ParameterLog log = clearedWithRegistrations();
     assertFalse(log.isEmpty());
     assertEquals(List.of("registerOutParameter(1, 4)", "registerOutParameter(o, 12)"), replay(log));
 
@@ -369,10 +363,25 @@ class ParameterLogTest {
   // ---------------------------------------------------------------------------------------------
 
   /** Replays {@code log} and renders each call as {@code name(arg, arg)}. */
-  private static List<String> replay(ParameterLog log) throws SQLException {
+  static List<String> replay(ParameterLog log) throws SQLException {
     Recorder physical = new Recorder();
     log.applyTo(physical.callable());
     return physical.calls.stream().map(Call::toString).collect(Collectors.toList());
+  }
+
+  /**
+   * A log given out-parameters by index and by name, values by index and by name and at an odd
+   * index, then cleared (clearParameters).
+   */
+  static ParameterLog clearedWithRegistrations() throws SQLException {
+    ParameterLog log = new ParameterLog();
+    log.registerOutParameter(1, Types.INTEGER);
+    log.setInt(2, 3);
+    log.setString("n", "v");
+    log.registerOutParameter("o", Types.VARCHAR);
+    log.setInt(-1, 1);
+    log.clearParameters();
+    return log;
   }
 
   /** One call seen by a {@link Recorder}. */

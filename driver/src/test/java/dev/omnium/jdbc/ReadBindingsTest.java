@@ -77,6 +77,11 @@ class ReadBindingsTest {
     return reads.bind(replica.borrow(), Route.REPLICA, replica, newState());
   }
 
+  /** The stub session behind a new replica binding. */
+  Session replicaSession() throws SQLException {
+    return StubSessions.of(replicaPool.opened, bindReplica());
+  }
+
   @Test
   void aBindingWithOpenResultsIsSetAsideAndGoesBackWhenTheyClose() throws Exception {
     Connection first = bindReplica();
@@ -205,8 +210,7 @@ class ReadBindingsTest {
 
   @Test
   void abortCutsTheSocketOnTheCallingThread() throws Exception {
-    Connection c = bindReplica();
-    Session s = StubSessions.of(replicaPool.opened, c);
+    Session s = replicaSession();
     reads.abortAll();
     assertEquals(1, s.aborts.get(), "aborted before abortAll returned");
     assertEquals(0, replica.inUse());
@@ -214,30 +218,25 @@ class ReadBindingsTest {
 
   @Test
   void aSessionWhoseReportedSettingsChangedIsResetBeforeItGoesBack() throws Exception {
-    Connection c = bindReplica();
-    Session s = StubSessions.of(replicaPool.opened, c);
+    Session s = replicaSession();
     s.reported.put("TimeZone", "Pacific/Chatham"); // a raw SET the server reported
     reads.leave(statements, false);
     assertTrue(s.sql.contains("RESET ALL"), s.sql.toString());
     assertFalse(s.closed(), "reset, so kept in the pool");
 
-    Connection again = bindReplica();
-    Session same = StubSessions.of(replicaPool.opened, again);
-    assertSame(s, same);
+    assertSame(s, replicaSession());
     reads.leave(statements, false);
     assertEquals(1, s.sql.size(), "nothing changed this time: no reset");
   }
 
   @Test
   void aSessionWhereRawSqlMayHaveChangedAnUnreportedSettingIsResetToo() throws Exception {
-    Connection c = bindReplica();
-    Session s = StubSessions.of(replicaPool.opened, c);
+    Session s = replicaSession();
     reads.current().settingsSql = true; // a SET search_path the server (15) does not report
     reads.leave(statements, false);
     assertEquals(List.of("RESET ALL"), s.sql);
 
-    Connection again = bindReplica();
-    assertSame(s, StubSessions.of(replicaPool.opened, again));
+    assertSame(s, replicaSession());
     assertFalse(reads.current().settingsSql, "a new borrower starts clean");
     reads.leave(statements, false);
     assertEquals(1, s.sql.size(), "nothing ran this time: no reset, no round trip");
@@ -245,8 +244,7 @@ class ReadBindingsTest {
 
   @Test
   void aReadSessionThatStaysWritableAfterResetIsEvicted() throws Exception {
-    Connection c = bindReplica();
-    Session s = StubSessions.of(replicaPool.opened, c);
+    Session s = replicaSession();
     s.reported.put("session_authorization", "someone");
     s.reported.put("default_transaction_read_only", "off");
     // the stub's RESET ALL restores read-only but not the authorization: evicted

@@ -10,15 +10,13 @@ import dev.omnium.jdbc.StubSessions.Session;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.sql.CallableStatement;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.util.PSQLException;
 
 /**
@@ -28,25 +26,11 @@ import org.postgresql.util.PSQLException;
  * session stands in for the server.
  */
 class StatementLifetimeTest {
-  static Router router;
-
-  @BeforeAll
-  static void router() throws SQLException {
-    router = StubSessions.router("unit-statement-lifetime");
-  }
-
-  @AfterAll
-  static void down() {
-    router.close();
-  }
+  @RegisterExtension
+  static final StubRouter ROUTER = new StubRouter("unit-statement-lifetime");
 
   static OmniumConnection on(Session primary) {
-    PrimarySource source = new PrimarySource() {
-      @Override Connection open() { return primary.connection; }
-      @Override void release(Connection c, boolean dead) { primary.closes.incrementAndGet(); }
-      @Override public void close() { }
-    };
-    return new OmniumConnection(router, source, router.defaultMaxAgeNanos, false);
+    return ROUTER.on(primary.connection, primary.closes::incrementAndGet);
   }
 
   @Test

@@ -8,13 +8,11 @@ import dev.omnium.jdbc.ParameterLogRecyclingTest.Primary;
 import java.sql.CallableStatement;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A statement is created on every physical session with the arguments the application gave
@@ -23,22 +21,13 @@ import org.junit.jupiter.api.Test;
  * {@link StatementSettings} until an option is set.
  */
 class StatementSettingsTest {
-  static Router router;
-
-  @BeforeAll
-  static void router() throws SQLException {
-    router = StubSessions.router("unit-statement-settings");
-  }
-
-  @AfterAll
-  static void down() {
-    router.close();
-  }
+  @RegisterExtension
+  static final StubRouter ROUTER = new StubRouter("unit-statement-settings");
 
   @Test
   void everyPhysicalStatementIsCreatedWithTheApplicationsArguments() throws Exception {
     Primary primary = new Primary();
-    OmniumConnection c = ParameterLogRecyclingTest.on(primary);
+    OmniumConnection c = ROUTER.on(primary.connection);
     List<Statement> statements = List.of(
         c.prepareStatement("UPDATE t SET a = 1"),
         c.prepareStatement("UPDATE t SET a = 2", Statement.RETURN_GENERATED_KEYS),
@@ -112,7 +101,7 @@ class StatementSettingsTest {
   @Test
   void anOptionSetOnOneStatementReachesItsPhysicalStatementsOnly() throws Exception {
     Primary primary = new Primary();
-    OmniumConnection c = ParameterLogRecyclingTest.on(primary);
+    OmniumConnection c = ROUTER.on(primary.connection);
     PreparedStatement scroll = c.prepareStatement("UPDATE t SET a = 1",
         ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY);
     PreparedStatement keys = c.prepareStatement("UPDATE t SET a = 2",

@@ -44,12 +44,17 @@ class LagRoutingIT {
     return Where.of(c);
   }
 
+  /** Waits until {@code c} reads on a fresh replica, then pauses the replica's replay. */
+  static void pauseReplayOnceFresh(Connection c) throws Exception {
+    Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> read(c).inRecovery());
+    SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
+  }
+
   @Test
   void pausedReplayMovesReadsToTheFallbackWithinMaxAgeAndBack() throws Exception {
     String app = "lag" + APPS.incrementAndGet();
     try (Connection c = DriverManager.getConnection(url(app, null))) {
-      Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> read(c).inRecovery());
-      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
+      pauseReplayOnceFresh(c);
       Duration moved = Poll.until(Duration.ofSeconds(10), "reads to leave the paused replica",
           () -> !read(c).inRecovery());
       Where w = read(c);
@@ -71,8 +76,7 @@ class LagRoutingIT {
     int cap = 3;
     String url = url(app, "fallbackPoolSize=" + cap + "&poolTimeout=30s");
     try (Connection probe = DriverManager.getConnection(url)) {
-      Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> read(probe).inRecovery());
-      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
+      pauseReplayOnceFresh(probe);
       Poll.until(Duration.ofSeconds(10), "the replica to go stale", () -> !read(probe).inRecovery());
     }
     AtomicBoolean sampling = new AtomicBoolean(true);
@@ -133,8 +137,7 @@ class LagRoutingIT {
     try {
       Connection probe = DriverManager.getConnection(url);
       open.add(probe);
-      Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> read(probe).inRecovery());
-      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
+      pauseReplayOnceFresh(probe);
       Poll.until(Duration.ofSeconds(10), "the replica to go stale", () -> !read(probe).inRecovery());
       // Ten read-only autocommit connections held open by the application (as an idle pool would),
       // each having run and closed a statement: none may keep one of the two fallback connections.
@@ -178,8 +181,7 @@ class LagRoutingIT {
   void writesInsideAReadOnlyTransactionFailWith25006OnTheFallbackRoute() throws Exception {
     String app = "lag" + APPS.incrementAndGet();
     try (Connection c = DriverManager.getConnection(url(app, null))) {
-      Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> read(c).inRecovery());
-      SANDBOX.cluster().pauseReplay(SANDBOX.replica(0));
+      pauseReplayOnceFresh(c);
       Poll.until(Duration.ofSeconds(10), "the replica to go stale", () -> !read(c).inRecovery());
       c.setAutoCommit(false);
       Where w = Where.of(c);

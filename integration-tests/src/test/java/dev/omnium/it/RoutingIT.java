@@ -67,6 +67,12 @@ class RoutingIT {
     });
   }
 
+  /** Waits until the replica is measured fresh, then makes {@code c} read-only. */
+  static void readOnlyOnceFresh(Connection c) throws Exception {
+    awaitFresh(c);
+    c.setReadOnly(true);
+  }
+
   @Test
   void writesRunOnThePrimary() throws Exception {
     try (Connection c = open(app())) {
@@ -88,8 +94,7 @@ class RoutingIT {
   void readOnlyAutocommitRunsOnTheReplica() throws Exception {
     String app = app();
     try (Connection c = open(app)) {
-      awaitFresh(c);
-      c.setReadOnly(true);
+      readOnlyOnceFresh(c);
       Where w = Where.of(c);
       assertTrue(w.inRecovery(), "ran on a replica");
       assertEquals(SANDBOX.replica(0).port(), w.port());
@@ -101,8 +106,7 @@ class RoutingIT {
   void readOnlyTransactionRunsOnOneReplicaSessionUntilCommit() throws Exception {
     String app = app();
     try (Connection c = open(app)) {
-      awaitFresh(c);
-      c.setReadOnly(true);
+      readOnlyOnceFresh(c);
       c.setAutoCommit(false);
       Where first = Where.of(c);
       Where second = Where.of(c);
@@ -124,8 +128,7 @@ class RoutingIT {
   @Test
   void writesInsideAReadOnlyTransactionFailWith25006OnTheReplica() throws Exception {
     try (Connection c = open(app())) {
-      awaitFresh(c);
-      c.setReadOnly(true);
+      readOnlyOnceFresh(c);
       c.setAutoCommit(false);
       assertTrue(Where.of(c).inRecovery());
       SQLException e = assertThrows(SQLException.class, () -> {
@@ -149,8 +152,7 @@ class RoutingIT {
       assertEquals("42s", primary[2]);
       assertEquals("2s", primary[3]);
       assertEquals("off", primary[4]);
-      awaitFresh(c);
-      c.setReadOnly(true);
+      readOnlyOnceFresh(c);
       String[] replica = settings(c);
       assertEquals(app + ":replica", replica[0]);
       assertEquals("3s", replica[1]);

@@ -147,10 +147,7 @@ class WatcherStatesIT {
     SANDBOX.cluster().awaitCaughtUp(SANDBOX.replica(0));
     String url = url("denied", "replicaUser=watcher");
     try (OmniumDataSource ds = new OmniumDataSource(url)) {
-      RouterMXBean m = ds.metrics();
-      String replica = SANDBOX.replica(0).hostPort();
-      Poll.until(Duration.ofSeconds(20), "state PERMISSION_DENIED",
-          () -> "PERMISSION_DENIED".equals(m.getReplicaStates().get(replica)));
+      awaitState(ds, "PERMISSION_DENIED", Duration.ofSeconds(20));
       assertNoReconnects("denied");
       assertFalse(readsOnReplica(ds), "lag unknown: reads take the fallback route");
       String report = check(url);
@@ -163,7 +160,7 @@ class WatcherStatesIT {
       }
       Poll.until(Duration.ofSeconds(20), "reads on the replica once granted",
           () -> readsOnReplica(ds));
-      assertEquals("OK", m.getReplicaStates().get(replica));
+      assertEquals("OK", ds.metrics().getReplicaStates().get(SANDBOX.replica(0).hostPort()));
     }
   }
 
@@ -172,10 +169,7 @@ class WatcherStatesIT {
   void aReservedWordAsTableNameHasItsOwnStateKeepsItsSessionAndCheckSaysTheSame() throws Exception {
     String url = url("reserved", "heartbeatTable=order");
     try (OmniumDataSource ds = new OmniumDataSource(url)) {
-      RouterMXBean m = ds.metrics();
-      String replica = SANDBOX.replica(0).hostPort();
-      Poll.until(Duration.ofSeconds(20), "state BAD_TABLE_NAME",
-          () -> "BAD_TABLE_NAME".equals(m.getReplicaStates().get(replica)));
+      awaitState(ds, "BAD_TABLE_NAME", Duration.ofSeconds(20));
       assertNoReconnects("reserved");
       String report = check(url);
       assertTrue(report.contains("heartbeatTable=order is not a usable table name"), report);
@@ -211,10 +205,7 @@ class WatcherStatesIT {
     String url = url("conflict", "heartbeatTable=slow_beat");
     try (OmniumDataSource ds = new OmniumDataSource(url)) {
       locker.start();
-      RouterMXBean m = ds.metrics();
-      String replica = SANDBOX.replica(0).hostPort();
-      Poll.until(Duration.ofSeconds(30), "state RECOVERY_CONFLICT",
-          () -> "RECOVERY_CONFLICT".equals(m.getReplicaStates().get(replica)));
+      awaitState(ds, "RECOVERY_CONFLICT", Duration.ofSeconds(30));
       String session = watcherSession("conflict");
       assertFalse(session == null || session.contains(","), "one watcher session: " + session);
       Thread.sleep(2_000); // ten intervals of conflicts: the old code reconnected at each
@@ -224,6 +215,14 @@ class WatcherStatesIT {
       locker.join(10_000);
       SANDBOX.cluster().setConflictDelay(SANDBOX.replica(0), Duration.ofSeconds(30));
     }
+  }
+
+  /** Waits (at most {@code within}) until the watcher of replica 0 is in {@code state}. */
+  private static void awaitState(OmniumDataSource ds, String state, Duration within)
+      throws Exception {
+    RouterMXBean m = ds.metrics();
+    String replica = SANDBOX.replica(0).hostPort();
+    Poll.until(within, "state " + state, () -> state.equals(m.getReplicaStates().get(replica)));
   }
 
   /** The watcher keeps one session for ten intervals: no reconnect per interval. */
