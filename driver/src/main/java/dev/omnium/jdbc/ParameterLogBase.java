@@ -92,15 +92,7 @@ abstract class ParameterLogBase {
    * Out-parameter registrations are kept: JDBC clears values, not registrations.
    */
   final void clearParameters() {
-    for (int i = 1; i <= valueHigh; i++) {
-      Entry e = values[i];
-      if (e == null) continue;
-      if (e.generation == generation) {
-        e.clear();
-      } else {
-        values[i] = null; // shared with a snapshot
-      }
-    }
+    emptyTable(values, valueHigh);
     valueCount = 0;
     valueHigh = 0;
     int kept = 0;
@@ -125,8 +117,8 @@ abstract class ParameterLogBase {
         || others.length > MAX_RECYCLED_TABLE) {
       return false;
     }
-    emptyTable(values);
-    emptyTable(outs);
+    emptyTable(values, values.length - 1);
+    emptyTable(outs, outs.length - 1);
     Arrays.fill(others, 0, otherCount, null);
     otherCount = 0;
     valueCount = 0;
@@ -137,8 +129,9 @@ abstract class ParameterLogBase {
     return true;
   }
 
-  private void emptyTable(Entry[] table) {
-    for (int i = 1; i < table.length; i++) {
+  /** Empties {@code table}'s entries up to {@code high}; drops those shared with a snapshot. */
+  private void emptyTable(Entry[] table, int high) {
+    for (int i = 1; i <= high; i++) {
       Entry e = table[i];
       if (e == null) continue;
       if (e.generation == generation) {
