@@ -9,11 +9,12 @@ import java.sql.SQLException;
  * replica only if that replica has replayed it.
  *
  * <p>A commit costs nothing but a clock reading: it is remembered as the client time its
- * {@code COMMIT} (or autocommit statement) returned, and the primary's {@link PrimaryWalSampler}
- * is asked for a sample soon. The first sample sent at or after that time has a WAL insert
+ * {@code COMMIT} (or autocommit statement) returned. The first sample of the primary's
+ * {@link PrimaryWalSampler} sent at or after that time has a WAL insert
  * position past the commit record ({@link WalTimeline#positionAfter}): that is the position a
  * replica must have replayed. Until such a sample exists, reads that must see the write take the
- * fallback route (the primary, where every commit is visible).
+ * fallback route (the primary, where every commit is visible), and the first of them asks the
+ * sampler for a sample soon: a thread that only writes never makes the sampler work harder.
  *
  * <p>A position omnium cannot learn (the sampler cannot read the primary) is {@link #UNKNOWN}:
  * such reads take the fallback route too.
@@ -66,8 +67,8 @@ final class WritePositions {
   /**
    * A commit by the calling thread returned at {@code committedNanos} (or its session was lost
    * while committing): in thread mode its reads must see it from now on, and it is the thread's
-   * last write for {@link #lastTokenOfThisThread}. Thread mode asks for the dating sample now, as
-   * reads are likely to follow; token mode when a token is asked for.
+   * last write for {@link #lastTokenOfThisThread}. The dating sample is asked for only when
+   * something needs it: a read of this thread, or a token.
    */
   void committed(long committedNanos) {
     if (!enabled) return;
@@ -79,12 +80,6 @@ final class WritePositions {
     p.committedNanos = committedNanos;
     p.pending = true;
     p.expiresNanos = committedNanos + ttlNanos;
-    if (threadMode) requestSample();
-  }
-
-  /** Asks the sampler for the sample that will date a commit that just returned. */
-  void requestSample() {
-    if (timeline != null) sampleRequest.run();
   }
 
   /**
@@ -124,7 +119,8 @@ final class WritePositions {
 
   /**
    * Thread mode: the position this thread must see, 0 when none or expired, {@link #UNKNOWN}
-   * while no sample dates its last commit yet. Costs one ThreadLocal read once dated.
+   * while no sample dates its last commit yet (the sampler is then asked for one soon). Costs one
+   * ThreadLocal read once dated.
    */
   long requiredForThisThread(long nowNanos) {
     if (!threadMode) return 0;
@@ -132,7 +128,10 @@ final class WritePositions {
     if (p == null || nowNanos - p.expiresNanos > 0) return 0;
     if (p.pending) {
       long lsn = positionAfter(p.committedNanos);
-      if (lsn == 0) return UNKNOWN;
+      if (lsn == 0) {
+        if (timeline != null) sampleRequest.run(); // one round serves every such request
+        return UNKNOWN;
+      }
       p.lsn = merge(p.lsn, lsn);
       p.pending = false;
     }

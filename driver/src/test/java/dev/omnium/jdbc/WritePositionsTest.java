@@ -29,13 +29,24 @@ class WritePositionsTest {
     long before = System.nanoTime();
     timeline.add(before, Lsn.parse("1/10")); // sent before the commit: does not cover it
     w.committed(System.nanoTime());
-    assertEquals(1, requests.get(), "thread mode asks for a sample at once");
+    assertEquals(0, requests.get(), "a commit asks for no sample");
     assertEquals(WritePositions.UNKNOWN, w.requiredForThisThread(System.nanoTime()));
+    assertEquals(1, requests.get(), "the read that needs the commit dated asks for a sample");
     timeline.add(System.nanoTime(), Lsn.parse("1/20"));
     timeline.add(System.nanoTime(), Lsn.parse("1/30"));
     assertEquals(Lsn.parse("1/20"), w.requiredForThisThread(System.nanoTime()),
         "the first sample sent after the commit");
     assertEquals(Lsn.parse("1/20"), w.requiredForThisThread(System.nanoTime()), "kept");
+  }
+
+  @Test
+  void aThreadThatOnlyWritesNeverAsksTheSamplerForMore() {
+    WritePositions w = positions("thread", TTL);
+    for (int i = 0; i < 1000; i++) w.committed(System.nanoTime());
+    assertEquals(0, requests.get());
+    timeline.add(System.nanoTime(), Lsn.parse("5/0")); // the scheduled sample dates them all
+    assertEquals(Lsn.parse("5/0"), w.requiredForThisThread(System.nanoTime()));
+    assertEquals(0, requests.get(), "a read of a dated commit asks for nothing");
   }
 
   @Test
