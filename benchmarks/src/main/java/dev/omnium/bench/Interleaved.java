@@ -315,7 +315,7 @@ public final class Interleaved {
     b.append("### Write transaction with readYourWrites=thread, interleaved\n\n");
     b.append(rounds).append(" paired rounds of ").append(Math.max(5, block / 4))
         .append(" write transactions (case 2), 1 thread: omnium with `readYourWrites=thread` against the same ")
-        .append("with it `off`, same round. A commit is remembered by a clock reading; the sampler of the primary dates it on its own session.\n\n");
+        .append("with it `off`, same round. A commit is remembered by a clock reading and asks for nothing more; no read follows here, so the sampler runs on its schedule only.\n\n");
     b.append("| mode | median µs/op `off` | median µs/op `thread` | median ratio thread ÷ off | 95% CI |\n");
     b.append("|---|---:|---:|---:|---:|\n");
     for (Contender c : OMNIUM) {
