@@ -29,7 +29,7 @@ final class PrimaryWalSampler extends IntervalSession {
 
   /**
    * The least time between two samples when read-your-writes asks for them: at most about 100
-   * extra small queries a second on the primary, however many commits ask.
+   * extra small queries a second on the primary, however many reads ask.
    */
   static final Duration EARLY_SAMPLE_GAP = Duration.ofMillis(10);
 
@@ -42,8 +42,8 @@ final class PrimaryWalSampler extends IntervalSession {
 
   /**
    * Asks for a sample soon (within {@link #EARLY_SAMPLE_GAP} of the previous one) rather than at
-   * the next interval: a commit that read-your-writes remembers is dated by the first sample
-   * sent after it.
+   * the next interval: asked by a read or token that needs a remembered commit dated, which the
+   * first sample sent after the commit does.
    */
   void requestSample() {
     requestEarlyRound();

@@ -296,6 +296,49 @@ class ReadYourWritesIT {
         + " commits: more than one per 10 ms (" + bound + ")");
   }
 
+  /**
+   * A thread that writes and never reads back costs the sampler nothing beyond its schedule: the
+   * primary's own log shows one sampler query per interval, not one per 10 ms of commits.
+   */
+  @Test
+  void writesThatAreNotReadBackAskTheSamplerForNothing() throws Exception {
+    String url = SANDBOX.url("rywonly", "maxAge=120s&heartbeatInterval=1s&readYourWrites=thread");
+    Poll.until(Duration.ofSeconds(20), "a fresh replica", () -> {
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.setReadOnly(true);
+        return Where.of(c).inRecovery();
+      }
+    });
+    setLogStatement("all");
+    long sampled;
+    double seconds;
+    long last = 0;
+    try (Connection c = DriverManager.getConnection(url)) {
+      long before = logged(SAMPLER_QUERY);
+      long t0 = System.nanoTime();
+      for (int i = 0; i < 400; i++) {
+        last = IDS.incrementAndGet();
+        if (i % 2 == 0) {
+          write(c, last); // autocommit
+        } else {
+          c.setAutoCommit(false);
+          write(c, last);
+          c.commit();
+          c.setAutoCommit(true);
+        }
+      }
+      seconds = (System.nanoTime() - t0) / 1e9;
+      Poll.pause(300); // the last lines reach the log
+      sampled = logged(SAMPLER_QUERY) - before;
+      assertTrue(readBack(c, last)[0], "the writes are still remembered: a read sees the last");
+    } finally {
+      setLogStatement(null);
+    }
+    long bound = (long) Math.ceil(seconds + 0.3) + 2; // the schedule, and a round either side
+    assertTrue(sampled <= bound, sampled + " sampler queries in " + seconds + " s of writes"
+        + " without a read: more than the 1 s schedule (" + bound + ")");
+  }
+
   private static final String SAMPLER_QUERY =
       "pg_current_wal_insert_lsn()::text, extract(epoch FROM clock_timestamp())";
 
