@@ -31,8 +31,11 @@ import javax.sql.DataSource;
  * <p>Configure it with the URL (and optionally {@link Properties}) before the first connection; the
  * pools start then. {@link #close()} closes every pool and thread it started. Errors are
  * {@link SQLException}s with a SQLState: {@code 08001} for a missing or invalid URL or key (the
- * message names the key), {@code 08003} once the data source is closed, and the server's own
- * SQLStates otherwise.
+ * message names the key), {@code 08003} once the data source is closed, {@code 08001} with a
+ * {@link java.sql.SQLTransientConnectionException} when no primary or fallback session came within
+ * {@code poolTimeout} (the message says why: the server's refusal, or every session of
+ * {@code primaryPoolSize} or {@code fallbackPoolSize} in use), and the server's own SQLStates
+ * otherwise.
  */
 public final class OmniumDataSource implements DataSource, AutoCloseable {
   /**

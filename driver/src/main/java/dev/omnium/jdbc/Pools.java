@@ -6,6 +6,7 @@ import com.zaxxer.hikari.SQLExceptionOverride;
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import javax.sql.DataSource;
 import java.util.Set;
@@ -71,6 +72,24 @@ final class Pools {
       OPEN.add(pool);
       return pool;
     }
+  }
+
+  /**
+   * HikariCP's timeout as omnium reports it: class 08 always (HikariCP leaves the SQLState null
+   * when no attempt has failed yet, e.g. a server that does not answer), saying whether no session
+   * could be opened (its cause) or every one is in use ({@code inUse}).
+   *
+   * @param what the connection asked for, e.g. "fallback connection to the primary"
+   */
+  static SQLTransientConnectionException timedOut(SQLTransientConnectionException e, String what,
+      Duration timeout, String inUse) {
+    String state = e.getSQLState() == null ? "08001" : e.getSQLState();
+    String within = " within poolTimeout (" + timeout.toMillis() + " ms): ";
+    Throwable cause = e.getCause();
+    return cause != null // HikariCP could not open one: say why, not that the pool is busy
+        ? new SQLTransientConnectionException("omnium: cannot open a " + what + within
+            + cause.getMessage(), state, e)
+        : new SQLTransientConnectionException("omnium: no " + what + within + inUse, state, e);
   }
 
   /** Returns a connection to its pool, evicting it first when its session is gone. */

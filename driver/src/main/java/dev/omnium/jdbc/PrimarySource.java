@@ -3,6 +3,8 @@ package dev.omnium.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
 
 /**
  * Where a logical connection gets its primary connection: opened directly, 1:1, in driver mode
@@ -41,9 +43,17 @@ abstract class PrimarySource implements AutoCloseable {
     };
   }
 
-  static PrimarySource pooled(HikariDataSource pool) {
+  /** @param inUse what a timeout says when every pooled session is in use */
+  static PrimarySource pooled(HikariDataSource pool, Duration timeout, String inUse) {
     return new PrimarySource() {
-      @Override Connection open() throws SQLException { return pool.getConnection(); }
+      @Override
+      Connection open() throws SQLException {
+        try {
+          return pool.getConnection();
+        } catch (SQLTransientConnectionException e) {
+          throw Pools.timedOut(e, "connection to the primary", timeout, inUse);
+        }
+      }
 
       @Override void release(Connection c, boolean dead) { Pools.release(pool, c, dead); }
 

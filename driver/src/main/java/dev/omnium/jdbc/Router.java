@@ -68,7 +68,8 @@ final class Router implements AutoCloseable, RouterMXBean {
     this.primary = pooledPrimary
         ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, primaryConnector,
             config.primaryPoolSize(), config.primaryPoolSize(), config.poolTimeout(),
-                config.maxLifetime()))
+                config.maxLifetime()), config.poolTimeout(),
+            "all " + config.primaryPoolSize() + " (primaryPoolSize) are in use")
         : PrimarySource.direct(primaryConnector);
 
     this.fallback = Pools.create(app + "-fallback-" + id,
@@ -228,21 +229,9 @@ final class Router implements AutoCloseable, RouterMXBean {
       lent = true;
       return c;
     } catch (SQLTransientConnectionException e) {
-      String state = e.getSQLState() == null ? "08001" : e.getSQLState();
-      Throwable cause = e.getCause();
-      if (cause != null) {
-        // HikariCP could not open a connection at all: say why, not that the pool is busy.
-        throw new SQLTransientConnectionException("omnium: cannot open a fallback connection to"
-            + " the primary"
-            + " within poolTimeout (" + config.poolTimeout().toMillis() + " ms): "
-            + cause.getMessage(), state, e);
-      }
-      throw new SQLTransientConnectionException(
-          "omnium: no fallback connection to the primary within poolTimeout ("
-              + config.poolTimeout().toMillis()
-              + " ms): all " + config.fallbackPoolSize()
-              + " (fallbackPoolSize) are in use because no replica is"
-              + " fresh enough for maxAge", state, e);
+      throw Pools.timedOut(e, "fallback connection to the primary", config.poolTimeout(),
+          "all " + config.fallbackPoolSize() + " (fallbackPoolSize) are in use because no replica"
+              + " is fresh enough for maxAge");
     } finally {
       if (!lent) fallbackBudget.cancel();
     }

@@ -187,8 +187,9 @@ class ConnectionStateReuseTest {
     worker.start();
     worker.join(30_000);
     assertFalse(worker.isAlive());
-    // 08001 when the pool saw the refusal in time, else the pool's timeout (no SQLState yet)
     assertTrue(failed.get() != null, "the statement was routed and failed");
+    // class 08 whether or not the pool saw the refusal before its timeout
+    assertEquals("08001", failed.get().getSQLState(), String.valueOf(failed.get()));
     c.close(); // on the thread that got it, but another ran its last statement
     assertNotLentAgain(state, c, "that thread may still be in a call");
   }

@@ -1,6 +1,7 @@
 package dev.omnium.it.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDataSource;
@@ -58,6 +59,52 @@ class PrimaryProtectionIT {
 
   interface Source {
     Connection open() throws SQLException;
+  }
+
+  /**
+   * DataSource mode: with every primaryPoolSize session held by a transaction, one more writer
+   * waits poolTimeout and fails with class 08 naming the key (HikariCP alone gives no SQLState
+   * when no attempt failed), and the primary never holds more than primaryPoolSize sessions.
+   */
+  @Test
+  void aFullPrimaryPoolTimesOutWithClass08NamingTheKey() throws Exception {
+    String app = "protectfull";
+    try (OmniumDataSource db = new OmniumDataSource(url(app))) {
+      List<Connection> held = new ArrayList<>();
+      try {
+        for (int i = 0; i < 2; i++) { // primaryPoolSize=2
+          Connection c = db.getConnection();
+          held.add(c);
+          c.setAutoCommit(false);
+          try (Statement st = c.createStatement()) {
+            st.executeUpdate("INSERT INTO writes DEFAULT VALUES");
+          }
+        }
+        try (Connection extra = db.getConnection(); Statement st = extra.createStatement()) {
+          SQLTransientConnectionException e = assertThrows(SQLTransientConnectionException.class,
+              () -> st.executeUpdate("INSERT INTO writes DEFAULT VALUES"));
+          assertEquals("08001", e.getSQLState(), e.toString());
+          assertTrue(e.getMessage().contains("all 2 (primaryPoolSize) are in use")
+              && e.getMessage().contains("poolTimeout (" + POOL_TIMEOUT.toMillis() + " ms)"),
+              e.getMessage());
+        }
+        assertEquals(2, primarySessions(app), "the primary's own count of the pool's sessions");
+      } finally {
+        for (Connection c : held) c.close();
+      }
+    }
+  }
+
+  private static long primarySessions(String applicationName) throws SQLException {
+    try (Connection c = SANDBOX.cluster().connect(SANDBOX.primary());
+         PreparedStatement ps = c.prepareStatement(
+             "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?")) {
+      ps.setString(1, applicationName);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
   }
 
   @Test
