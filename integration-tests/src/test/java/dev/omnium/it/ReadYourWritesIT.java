@@ -41,6 +41,18 @@ class ReadYourWritesIT {
     return SANDBOX.url(app, "maxAge=120s&heartbeatInterval=100ms&readYourWrites=" + mode);
   }
 
+  /** The URL of {@code app} with {@code params}, once its reads are served by the replica. */
+  static String freshUrl(String app, String params, int seconds) throws Exception {
+    String url = SANDBOX.url(app, params);
+    Poll.until(Duration.ofSeconds(seconds), "a fresh replica", () -> {
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.setReadOnly(true);
+        return Where.of(c).inRecovery();
+      }
+    });
+    return url;
+  }
+
   /** Waits until reads of this configuration are served by the replica, then pauses its replay. */
   static void pauseWithTheReplicaStillFresh(String url) throws Exception {
     Poll.until(Duration.ofSeconds(10), "a fresh replica", () -> {
@@ -226,14 +238,8 @@ class ReadYourWritesIT {
   void theSampleThatDatesAWriteIsTakenAtOnceNotAtTheNextInterval() throws Exception {
     // Scheduled samples of the primary's position are 20 s apart here: a read after the write is
     // back on the caught-up replica long before the next scheduled one could date the write.
-    String url = SANDBOX.url("rywsoon",
-        "maxAge=300s&heartbeatInterval=20s&readYourWrites=thread&readYourWritesTtl=10m");
-    Poll.until(Duration.ofSeconds(60), "a fresh replica", () -> {
-      try (Connection c = DriverManager.getConnection(url)) {
-        c.setReadOnly(true);
-        return Where.of(c).inRecovery();
-      }
-    });
+    String url = freshUrl("rywsoon",
+        "maxAge=300s&heartbeatInterval=20s&readYourWrites=thread&readYourWritesTtl=10m", 60);
     try (Connection c = DriverManager.getConnection(url)) {
       long id = IDS.incrementAndGet();
       write(c, id);
@@ -253,13 +259,7 @@ class ReadYourWritesIT {
    */
   @Test
   void aCommitSendsNothingMoreAndTheSamplerStaysBounded() throws Exception {
-    String url = SANDBOX.url("rywwire", "maxAge=120s&heartbeatInterval=1s&readYourWrites=thread");
-    Poll.until(Duration.ofSeconds(20), "a fresh replica", () -> {
-      try (Connection c = DriverManager.getConnection(url)) {
-        c.setReadOnly(true);
-        return Where.of(c).inRecovery();
-      }
-    });
+    String url = freshUrl("rywwire", "maxAge=120s&heartbeatInterval=1s&readYourWrites=thread", 20);
     setLogStatement("all");
     long sampled;
     long others;
@@ -302,13 +302,7 @@ class ReadYourWritesIT {
    */
   @Test
   void writesThatAreNotReadBackAskTheSamplerForNothing() throws Exception {
-    String url = SANDBOX.url("rywonly", "maxAge=120s&heartbeatInterval=1s&readYourWrites=thread");
-    Poll.until(Duration.ofSeconds(20), "a fresh replica", () -> {
-      try (Connection c = DriverManager.getConnection(url)) {
-        c.setReadOnly(true);
-        return Where.of(c).inRecovery();
-      }
-    });
+    String url = freshUrl("rywonly", "maxAge=120s&heartbeatInterval=1s&readYourWrites=thread", 20);
     setLogStatement("all");
     long sampled;
     double seconds;
