@@ -128,8 +128,8 @@ final class WritePositions {
     if (p == null || nowNanos - p.expiresNanos > 0) return 0;
     if (p.pending) {
       long lsn = positionAfter(p.committedNanos);
-      if (lsn == 0) {
-        if (timeline != null) sampleRequest.run(); // one round serves every such request
+      if (lsn == 0) { // a sampler exists (without one the position is UNKNOWN, not 0)
+        sampleRequest.run(); // one round serves every such request
         return UNKNOWN;
       }
       p.lsn = merge(p.lsn, lsn);
