@@ -145,9 +145,10 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
   final void checkIndex(int index) throws SQLException {
     ParameterLog log = params; // open: the setter checked first
     int count = log.parameterCount;
-    if (count == 0) {
-      log.parameterCount = count = this instanceof CallableStatement
-          ? ParameterCounts.UNKNOWN : ParameterCounts.of(sql);
+    if (log.countedFor != sql) {
+      boolean callable = this instanceof CallableStatement;
+      log.parameterCount = count = callable ? ParameterCounts.UNKNOWN : ParameterCounts.of(sql);
+      log.countedFor = callable ? null : sql; // a callable's count is never taken for another's
     }
     if (index < 1 || index > count) {
       throw PgjdbcErrors.invalidParameter("The column index is out of range: " + index

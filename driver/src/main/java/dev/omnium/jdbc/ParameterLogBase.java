@@ -71,10 +71,13 @@ abstract class ParameterLogBase {
   /** Entries of another generation are shared with a snapshot: never changed, replaced. */
   private int generation;
   /**
-   * pgjdbc's parameter count for the owning statement's SQL, read by the statement at its first
-   * setter; 0 until then (kept here, not in the statement, so a statement object stays small).
+   * The parameter count of {@link #countedFor}, the SQL of the statement that last checked an
+   * index here. Kept when the log is recycled: the next statement of a connection is most often
+   * the same SQL again, and then costs no look-up (kept here, not in the statement, so a
+   * statement object stays small).
    */
   int parameterCount;
+  String countedFor;
 
   /** Calls on {@code ps} the setter or registration that {@code e} recorded. */
   abstract void apply(PreparedStatement ps, Entry e) throws SQLException;
@@ -125,7 +128,6 @@ abstract class ParameterLogBase {
     outCount = 0;
     valueHigh = 0;
     outHigh = 0;
-    parameterCount = 0;
     return true;
   }
 
