@@ -373,8 +373,11 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   private void endRead(boolean commit) throws SQLException {
-    Connection r = readConnection();
-    if (r == null) return;
+    Binding b = state.reads.current();
+    if (b == null || b.connection() == null) return;
+    // on pgjdbc's session itself: the pool's proxy would add a layer and a clock reading, and
+    // nothing of it depends on this (its own rollback on return sees an idle session)
+    Connection r = b.session();
     boolean dead = false;
     try {
       if (commit) {
