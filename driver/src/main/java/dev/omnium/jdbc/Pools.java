@@ -46,8 +46,9 @@ final class Pools {
     }
   }
 
-  static HikariDataSource create(String poolName, DataSource connector, int size, int minIdle,
-                                 Duration acquireTimeout, Duration maxLifetime) {
+  /** @param route whose sessions the pool lends, as {@link Route#lentAutoCommit} says */
+  static HikariDataSource create(String poolName, Route route, DataSource connector, int size,
+                                 int minIdle, Duration acquireTimeout, Duration maxLifetime) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(poolName.replace(':', '_')); // HikariCP's JMX names refuse ':'
     hc.setDataSource(connector);
@@ -60,7 +61,7 @@ final class Pools {
     // A replica or primary that is down at start-up must not stop the application from starting.
     hc.setInitializationFailTimeout(-1);
     hc.setRegisterMbeans(true);
-    hc.setAutoCommit(true);
+    hc.setAutoCommit(route.lentAutoCommit);
     hc.setExceptionOverride(EVICT_ONLY_DEAD_SESSIONS);
     synchronized (Pools.class) {
       MetricsTrackerFactory factory = metricsTrackerFactory;

@@ -119,10 +119,14 @@ final class ReadBindings {
     router.writePositionChecks.increment();
     boolean ok = false;
     boolean dead = false;
-    try (Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
-      String replayed = rs.next() ? rs.getString(1) : null;
-      ok = replayed != null && Long.compareUnsigned(Lsn.parse(replayed), lsn) >= 0;
+    try {
+      c.setAutoCommit(true); // a unit of work of its own, not the start of the reader's
+      try (Statement st = c.createStatement();
+           ResultSet rs = st.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
+        String replayed = rs.next() ? rs.getString(1) : null;
+        ok = replayed != null && Long.compareUnsigned(Lsn.parse(replayed), lsn) >= 0;
+      }
+      c.setAutoCommit(Route.REPLICA.lentAutoCommit); // as lent: the reader's state comes next
     } catch (SQLException e) {
       dead = SqlStates.connectionDead(e);
     } catch (RuntimeException e) {

@@ -7,13 +7,25 @@ package dev.omnium.jdbc;
  */
 enum Route {
   /** Read-write work on the primary. */
-  PRIMARY,
+  PRIMARY(true),
   /** Read-only transactions on a fresh replica: read-only session, replica timeout. */
-  REPLICA,
+  REPLICA(false),
   /** Read-only transactions on the primary when no replica is fresh: read-only session. */
-  FALLBACK,
+  FALLBACK(false),
   /** The lag watcher's dedicated replica connection. */
-  WATCHER,
+  WATCHER(true),
   /** The heartbeat writer's dedicated primary connection. */
-  HEARTBEAT
+  HEARTBEAT(true);
+
+  /**
+   * Auto-commit of a session as this route lends it. Read routes lend sessions with it off, the
+   * state read-only transactions (the usual read-only work) want: they change nothing on the
+   * session, so its pool has nothing to reset; autocommit reads turn it on and the pool turns it
+   * off again. pgjdbc sends BEGIN with a transaction's first statement, so no round trip is added.
+   */
+  final boolean lentAutoCommit;
+
+  Route(boolean lentAutoCommit) {
+    this.lentAutoCommit = lentAutoCommit;
+  }
 }

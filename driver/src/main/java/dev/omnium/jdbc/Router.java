@@ -66,13 +66,13 @@ final class Router implements AutoCloseable, RouterMXBean {
 
     PgConnector primaryConnector = connector(Route.PRIMARY, config.primaryUrl(), app + " primary");
     this.primary = pooledPrimary
-        ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, primaryConnector,
-            config.primaryPoolSize(), config.primaryPoolSize(), config.poolTimeout(),
-                config.maxLifetime()), config.poolTimeout(),
+        ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, Route.PRIMARY,
+            primaryConnector, config.primaryPoolSize(), config.primaryPoolSize(),
+                config.poolTimeout(), config.maxLifetime()), config.poolTimeout(),
             "all " + config.primaryPoolSize() + " (primaryPoolSize) are in use")
         : PrimarySource.direct(primaryConnector);
 
-    this.fallback = Pools.create(app + "-fallback-" + id,
+    this.fallback = Pools.create(app + "-fallback-" + id, Route.FALLBACK,
         connector(Route.FALLBACK, config.primaryUrl(), app + " fallback"),
         config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
     this.fallbackBudget = FallbackBudget.join(config);
@@ -94,7 +94,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
           config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
       // No idle minimum until the watcher saw a standby there (ReplicaEndpoint).
-      HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id,
+      HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, Route.REPLICA,
           new ReplicaSessions(pooled, watcher),
           config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime());
       watcher.expectWriter(config.heartbeatWriter());

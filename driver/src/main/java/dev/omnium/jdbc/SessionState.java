@@ -145,7 +145,7 @@ final class SessionState {
   /** Applies the logical state to a session just bound. */
   void applyTo(Binding b) throws SQLException {
     Connection c = b.connection();
-    if (!autoCommit) c.setAutoCommit(false);
+    if (autoCommit != b.route().lentAutoCommit) c.setAutoCommit(autoCommit);
     int s = set;
     if (s == 0) return;
     if ((s & ISOLATION) != 0 && isolation != Connection.TRANSACTION_READ_COMMITTED) {

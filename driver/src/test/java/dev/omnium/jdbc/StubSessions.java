@@ -173,6 +173,7 @@ final class StubSessions {
       hc.setMaximumPoolSize(size);
       hc.setMinimumIdle(0);
       hc.setConnectionTimeout(1000);
+      hc.setAutoCommit(Route.REPLICA.lentAutoCommit); // as omnium's replica pools lend them
       hc.setDataSource(new StubDataSource(opened));
       pool = new HikariDataSource(hc);
     }

@@ -10,6 +10,7 @@ import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -24,6 +25,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -249,6 +252,59 @@ class ReadYourWritesIT {
         assertTrue(r[0], "a read after the write saw it");
         return r[1];
       });
+    }
+  }
+
+  /**
+   * A read whose write no replica's sample shows yet first asks a fresh replica's session for its
+   * replay position. That question is a unit of work of its own: the reader's repeatable-read
+   * transaction then begins on the replica with its own isolation, as with pgjdbc.
+   */
+  @Test
+  void aPositionCheckIsNoPartOfTheReadersTransaction() throws Exception {
+    String app = "rywcheck";
+    // the replica's replay position is sampled 20 s apart: a read soon after a write asks it
+    String url = freshUrl(app,
+        "maxAge=300s&heartbeatInterval=20s&readYourWrites=thread&readYourWritesTtl=10m", 60);
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    ObjectName router = new ObjectName("dev.omnium:type=Router,name=" + app);
+    try (Connection c = DriverManager.getConnection(url)) {
+      long checksBefore = (Long) jmx.getAttribute(router, "WritePositionChecks");
+      long checks = checksBefore;
+      // a scheduled sample of the replica may show the write first: then try again
+      for (int attempt = 0; attempt < 5 && checks == checksBefore; attempt++) {
+        long id = IDS.incrementAndGet();
+        write(c, id);
+        SANDBOX.awaitCaughtUp();
+        // the first read after the write takes the fallback while the write is undated
+        Poll.until(Duration.ofSeconds(10), "a read back on the replica",
+            () -> repeatableRead(c, id));
+        checks = (Long) jmx.getAttribute(router, "WritePositionChecks");
+      }
+      assertTrue(checks > checksBefore, "a read asked the replica for its position");
+    }
+  }
+
+  /** Reads row {@code id} back in a read-only repeatable-read transaction: on the replica? */
+  private static boolean repeatableRead(Connection c, long id) throws SQLException {
+    c.setReadOnly(true);
+    c.setAutoCommit(false);
+    c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+    try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM rw WHERE"
+        + " id = ?), pg_is_in_recovery(), current_setting('transaction_isolation')")) {
+      ps.setLong(1, id);
+      // pgjdbc refuses to set the isolation in the middle of a transaction: had the check begun
+      // the reader's, this would fail
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next());
+        assertTrue(rs.getBoolean(1), "the read saw the write");
+        assertEquals("repeatable read", rs.getString(3));
+        return rs.getBoolean(2);
+      }
+    } finally {
+      c.commit();
+      c.setAutoCommit(true);
+      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
     }
   }
 

@@ -64,7 +64,13 @@ class ReplicaSessionReuseIT {
   }
 
   private static String one(Connection c, String sql) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+    try (Statement st = c.createStatement()) {
+      return one(st, sql);
+    }
+  }
+
+  private static String one(Statement st, String sql) throws SQLException {
+    try (ResultSet rs = st.executeQuery(sql)) {
       assertTrue(rs.next(), sql);
       return rs.getString(1);
     }
@@ -132,6 +138,42 @@ class ReplicaSessionReuseIT {
         assertEquals(pid, again.get(0), "reset, not evicted: the same backend");
       }
       assertEquals(List.of(), notIdle(app), "every session went back with no transaction open");
+    }
+  }
+
+  /**
+   * The replica pool lends its sessions in the state read-only transactions want (auto-commit
+   * off), so an autocommit read on the same session must turn it on and give it back that way:
+   * the server sees each autocommit statement as a transaction of its own, and each transaction
+   * as one, on the one backend.
+   */
+  @Test
+  void oneSessionServesTransactionsAndAutocommitReadsEachAsPgjdbcWould() throws Exception {
+    String app = "reuse3";
+    try (OmniumDataSource ds = onReplica(app)) {
+      String pid = sessionSeen(ds).get(0);
+      for (int round = 0; round < 2; round++) {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+          c.setReadOnly(true);
+          // one statement held open: both run on one binding of the session; now() is the start
+          // of the statement's transaction
+          String first = one(st, "SELECT now()::text FROM pg_sleep(0.01)");
+          assertNotEquals(first, one(st, "SELECT now()::text"),
+              "each autocommit statement is a transaction of its own");
+          assertEquals(pid, one(st, "SELECT pg_backend_pid()::text"), "the one replica session");
+        }
+        assertEquals(List.of(), notIdle(app), "an autocommit read leaves no transaction open");
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+          c.setReadOnly(true);
+          c.setAutoCommit(false);
+          String first = one(st, "SELECT now()::text FROM pg_sleep(0.01)");
+          assertEquals(first, one(st, "SELECT now()::text"), "both statements in one transaction");
+          assertEquals(pid, one(st, "SELECT pg_backend_pid()::text"));
+          assertEquals("true", one(st, "SELECT pg_is_in_recovery()::text"));
+          c.commit();
+        }
+        assertEquals(List.of(), notIdle(app), "a committed read leaves no transaction open");
+      }
     }
   }
 
