@@ -308,10 +308,23 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   // ---------------------------------------------------------------- transactions
 
+  /**
+   * As pgjdbc's: turning auto-commit on commits the open transaction, the read-only one as
+   * {@link #commit()} does.
+   *
+   * @throws SQLException as {@link #commit()} when that commit fails (auto-commit stays off then);
+   *     08003 when closed
+   */
   @Override
   public void setAutoCommit(boolean autoCommit) throws SQLException {
     checkOpen();
     if (state.autoCommit == autoCommit) return;
+    SQLException gone = state.readTxLost;
+    if (autoCommit && gone != null) { // it commits: as commit() says, auto-commit stays off
+      state.readTxLost = null;
+      throw PgjdbcErrors.sessionLost("omnium: the session of this read-only transaction was"
+          + " lost before commit", gone);
+    }
     Connection p = primaryConnection();
     if (p != null) {
       boolean commits = autoCommit && state.writes.enabled() && primaryTransactionOpen();
@@ -323,10 +336,12 @@ public final class OmniumConnection extends LogicalConnectionBase {
       }
       if (commits) state.writes.committed();
     }
-    Connection r = readConnection();
-    if (r != null) {
-      if (autoCommit && readInTransaction()) r.commit();
-      state.reads.leave(state.statements, false); // the next read-only unit of work: routed afresh
+    if (readConnection() != null) {
+      if (autoCommit && readInTransaction()) {
+        endRead(true); // as commit(): a lost session is evicted, auto-commit stays off
+      } else {
+        state.reads.leave(state.statements, false); // the next unit of work: routed afresh
+      }
     }
     state.readTxLost = null;
     state.autoCommit = autoCommit;

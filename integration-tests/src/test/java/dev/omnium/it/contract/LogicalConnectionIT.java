@@ -145,6 +145,56 @@ class LogicalConnectionIT {
     }
   }
 
+  /**
+   * setAutoCommit(true) commits an open read-only transaction, as commit() does: a read session
+   * lost before it fails it with pgjdbc's own SQLState (auto-commit stays off), and the dead
+   * session is never lent again; the logical connection's next unit of work runs on a new one.
+   */
+  @Test
+  void aReadSessionLostBeforeSetAutoCommitFailsItAndIsNeverLentAgain() throws Exception {
+    String pgjdbc;
+    try (Connection plain = cluster.connect(cluster.primary())) {
+      plain.setReadOnly(true);
+      plain.setAutoCommit(false);
+      terminate(Integer.parseInt(one(plain, "SELECT pg_backend_pid()")));
+      pgjdbc = assertThrows(SQLException.class, () -> plain.setAutoCommit(true)).getSQLState();
+    }
+    try (Connection c = DriverManager.getConnection(fallbackOnlyUrl(app()))) {
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      String pid = one(c, "SELECT pg_backend_pid()");
+      terminate(Integer.parseInt(pid));
+      SQLException e = assertThrows(SQLException.class, () -> c.setAutoCommit(true));
+      assertEquals(pgjdbc, e.getSQLState());
+      assertFalse(c.getAutoCommit());
+      c.setAutoCommit(true);
+      String next = one(c, "SELECT pg_backend_pid()");
+      assertFalse(pid.equals(next), "the lost session " + pid + " was lent again");
+      assertEquals("t", one(c, "SELECT current_setting('transaction_read_only') = 'on'"));
+    }
+  }
+
+  /**
+   * A read-only transaction whose session was lost at a statement cannot be committed by
+   * setAutoCommit(true) either: 08003, as commit() says and as pgjdbc's closed connection does.
+   */
+  @Test
+  void aReadTransactionLostAtAStatementIsNotCommittedBySetAutoCommit() throws Exception {
+    try (Connection c = DriverManager.getConnection(fallbackOnlyUrl(app()))) {
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      one(c, "SELECT 1");
+      terminate(Integer.parseInt(one(c, "SELECT pg_backend_pid()")));
+      SQLException lost = assertThrows(SQLException.class, () -> one(c, "SELECT 2"));
+      assertTrue(lost.getSQLState().startsWith("08"), lost.getSQLState());
+      SQLException e = assertThrows(SQLException.class, () -> c.setAutoCommit(true));
+      assertEquals("08003", e.getSQLState());
+      assertFalse(c.getAutoCommit());
+      c.setAutoCommit(true); // the next unit of work may run again
+      assertEquals("t", one(c, "SELECT pg_is_in_recovery() = false"));
+    }
+  }
+
   // ------------------------------------------------------------------ defect 2
 
   @Test
