@@ -319,23 +319,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
   public void setAutoCommit(boolean autoCommit) throws SQLException {
     checkOpen();
     if (state.autoCommit == autoCommit) return;
-    SQLException gone = state.readTxLost;
-    if (autoCommit && gone != null) { // it commits: as commit() says, auto-commit stays off
-      state.readTxLost = null;
-      throw PgjdbcErrors.sessionLost("omnium: the session of this read-only transaction was"
-          + " lost before commit", gone);
-    }
+    if (autoCommit) refuseLostReadTransaction(); // it commits: auto-commit stays off then
     Connection p = primaryConnection();
-    if (p != null) {
-      boolean commits = autoCommit && state.writes.enabled() && primaryTransactionOpen();
-      try {
-        p.setAutoCommit(autoCommit); // pgjdbc commits an open transaction
-      } catch (SQLException e) {
-        if (commits) state.writes.commitFailed(e);
-        throw checkPrimary(e);
-      }
-      if (commits) state.writes.committed();
-    }
+    if (p != null) commitPrimary(p, true, autoCommit); // pgjdbc commits an open transaction
     if (readConnection() != null) {
       if (autoCommit && readInTransaction()) {
         endRead(true); // as commit(): a lost session is evicted, auto-commit stays off
@@ -366,25 +352,40 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (state.autoCommit) {
       throw PgjdbcErrors.noActiveTransaction("Cannot commit when autoCommit is enabled.");
     }
-    SQLException gone = state.readTxLost;
-    if (gone != null) {
-      state.readTxLost = null;
-      // 08003 as pgjdbc's closed connection; unlike it, the next unit of work may run again
-      throw PgjdbcErrors.sessionLost("omnium: the session of this read-only transaction was"
-          + " lost before commit", gone);
-    }
+    refuseLostReadTransaction();
     Connection p = primaryConnection();
-    if (p != null) {
-      boolean remember = state.writes.enabled() && primaryTransactionOpen();
-      try {
-        p.commit();
-      } catch (SQLException e) {
-        if (remember) state.writes.commitFailed(e);
-        throw checkPrimary(e);
-      }
-      if (remember) state.writes.committed();
-    }
+    if (p != null) commitPrimary(p, false, false);
     endRead(true);
+  }
+
+  /** A read-only transaction whose session was lost at a statement is never committed. */
+  private void refuseLostReadTransaction() throws SQLException {
+    SQLException gone = state.readTxLost;
+    if (gone == null) return;
+    state.readTxLost = null;
+    // 08003 as pgjdbc's closed connection; unlike it, the next unit of work may run again
+    throw PgjdbcErrors.sessionLost("omnium: the session of this read-only transaction was"
+        + " lost before commit", gone);
+  }
+
+  /**
+   * commit(), or setAutoCommit({@code on}) when {@code viaAutoCommit}, on the primary session:
+   * a commit of a transaction that may have written is remembered for read-your-writes.
+   */
+  private void commitPrimary(Connection p, boolean viaAutoCommit, boolean on)
+      throws SQLException {
+    boolean remember = (on || !viaAutoCommit) && state.writes.enabled() && primaryTransactionOpen();
+    try {
+      if (viaAutoCommit) {
+        p.setAutoCommit(on);
+      } else {
+        p.commit();
+      }
+    } catch (SQLException e) {
+      if (remember) state.writes.commitFailed(e);
+      throw checkPrimary(e);
+    }
+    if (remember) state.writes.committed();
   }
 
   private void endRead(boolean commit) throws SQLException {
