@@ -9,7 +9,9 @@
 #      writing benchmarks/results/<date>-roundtrips.md,
 #   4. runs case 1 with the contenders interleaved in paired rounds at 1, 4, 16 and 64 threads, and write
 #      transactions with readYourWrites=thread against off (dev.omnium.bench.Interleaved: drifting load
-#      cancels out of the ratios), writing benchmarks/results/<date>-interleaved.md,
+#      cancels out of the ratios; the rounds spread over 5 forks, each a JVM and a cluster of its own, so that
+#      one JVM's compilation or one cluster's state does not move every round alike), writing
+#      benchmarks/results/<date>-interleaved.md,
 #   5. records where the client cost of a read-only transaction goes with Java Flight Recorder
 #      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md, and every allocation of one
 #      by site (Profile --sites, a JVM without TLABs), appended to it,
@@ -40,14 +42,14 @@ mkdir -p "$results" benchmarks/target
 if [[ "${QUICK:-0}" == 1 ]]; then
   jmh_default="-f 1 -wi 0 -i 1 -r 500ms -prof gc -e ScalingBenchmark.threads0[14]|decideClockGiven"
   rt_args=(--tx 100)
-  il_args=(--rounds 10 --block 20 --warm-rounds 2 --threads 1,4,16,64 --ryw-rounds 10)
+  il_args=(--rounds 10 --block 20 --warm-rounds 2 --threads 1,4,16,64 --ryw-rounds 10 --forks 2)
   profile_args=(--tx 2000)
   alloc_args=(--tx 100)
   export OMNIUM_BENCH_WARM_ROUNDS=1
 else
   jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
   rt_args=(--tx 1000)
-  il_args=(--rounds 1200 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500)
+  il_args=(--rounds 1200 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500 --forks 5)
   profile_args=(--tx 50000)
   alloc_args=(--tx 2000)
 fi

@@ -32,7 +32,7 @@ grep -E '^\[harness\]|^\[stale replica\]' "$out/jmh.log" || true
 java -cp "$jar" dev.omnium.bench.Report --check "$out/smoke.json" --expect "$expected"
 # The tools behind the full run keep working too: a few interleaved rounds at two thread counts (with
 # the read-your-writes pair) and a short JFR breakdown; then the report and the README block from them.
-OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.Interleaved --rounds 2 --block 5 --warm-rounds 0 --threads 1,4 \
+OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.Interleaved --rounds 2 --forks 2 --block 5 --warm-rounds 0 --threads 1,4 \
   --ryw-rounds 2 --out "$out/interleaved.md" > "$out/interleaved.log" 2>&1 || {
     tail -n 40 "$out/interleaved.log"; echo "benchmarks smoke: Interleaved failed" >&2; exit 1; }
 OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.Profile --tx 200 --out "$out/profile.md" > "$out/profile.log" 2>&1 || {

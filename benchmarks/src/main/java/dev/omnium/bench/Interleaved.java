@@ -37,8 +37,13 @@ import javax.sql.DataSource;
  * {@code readYourWrites=thread} against the same with it {@code off}, interleaved the same way,
  * in driver mode and in DataSource mode.
  *
+ * <p>With {@code --forks N} the rounds are split over N JVMs run one after the other, each with its
+ * own cluster and warm-up, as JMH's forks: one JVM's compilation and one cluster's state move every
+ * round of a run alike, which rounds within one JVM cannot average out. The intervals then resample
+ * forks, then rounds within each.
+ *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Interleaved [--rounds 40] [--block 200]
- *     [--warm-rounds 8] [--threads 1,4,16,64] [--ryw-rounds 0] [--ryw-only] [--out file.md]</pre>
+ *     [--warm-rounds 8] [--threads 1,4,16,64] [--ryw-rounds 0] [--ryw-only] [--forks 1] [--out file.md]</pre>
  *
  * <p>{@code --ryw-only} skips the read-only rounds (a quick check of the write pair alone).
  */
@@ -116,11 +121,32 @@ public final class Interleaved {
     final double[] micros;
     final double[] cpu;
     final double[] alloc;
+    /** The fork (JVM and cluster) each round ran in: rounds of one fork share its state. */
+    final int[] fork;
 
     Series(int rounds) {
       micros = new double[rounds];
       cpu = new double[rounds];
       alloc = new double[rounds];
+      fork = new int[rounds];
+    }
+
+    /** The rounds of every fork, one after the other. */
+    static Series concat(List<Series> parts) {
+      int n = 0;
+      for (Series p : parts) n += p.micros.length;
+      Series all = new Series(n);
+      int at = 0;
+      for (int f = 0; f < parts.size(); f++) {
+        Series p = parts.get(f);
+        int len = p.micros.length;
+        System.arraycopy(p.micros, 0, all.micros, at, len);
+        System.arraycopy(p.cpu, 0, all.cpu, at, len);
+        System.arraycopy(p.alloc, 0, all.alloc, at, len);
+        Arrays.fill(all.fork, at, at + len, f);
+        at += len;
+      }
+      return all;
     }
 
     void put(int round, Block b) {
@@ -135,24 +161,60 @@ public final class Interleaved {
     int block = 200;
     int warmRounds = 8;
     int rywRounds = 0;
+    int forks = 1;
     int[] threadCounts = {1};
     Path out = null;
+    Path raw = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--rounds": rounds = Integer.parseInt(args[++i]); break;
         case "--block": block = Integer.parseInt(args[++i]); break;
         case "--warm-rounds": warmRounds = Integer.parseInt(args[++i]); break;
         case "--ryw-rounds": rywRounds = Integer.parseInt(args[++i]); break;
+        case "--forks": forks = Integer.parseInt(args[++i]); break;
         case "--threads":
           threadCounts = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
           break;
         case "--out": out = Path.of(args[++i]); break;
+        case "--raw": raw = Path.of(args[++i]); break;
         case "--ryw-only": threadCounts = new int[0]; break;
         default: throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    int[] ids = Workloads.ids(0x5eed, 4096);
+    if (forks < 1) throw new IllegalArgumentException("--forks must be at least 1: " + forks);
+    Map<String, Map<String, Series>> sections = forks > 1
+        ? forked(args, forks, rounds, rywRounds)
+        : measure(rounds, block, warmRounds, rywRounds, threadCounts);
+    if (raw != null) { // a fork of a parent run: the rounds themselves, for the parent to merge
+      writeRaw(raw, sections);
+      return;
+    }
     StringBuilder md = new StringBuilder();
+    for (Map.Entry<String, Map<String, Series>> e : sections.entrySet()) {
+      if (e.getKey().equals("ryw")) {
+        md.append(readYourWritesMarkdown(block, warmRounds, forks, e.getValue()));
+        continue;
+      }
+      int threads = Integer.parseInt(e.getKey().substring("threads ".length()));
+      Map<Contender, Series> series = new EnumMap<>(Contender.class);
+      e.getValue().forEach((k, v) -> series.put(Contender.valueOf(k), v));
+      int perThread = Math.max(5, (int) Math.ceil(block / (double) threads));
+      if (threads == 1) md.append(markdown(block, warmRounds, forks, series));
+      md.append(threadsMarkdown(threads, perThread, forks, series));
+    }
+    System.out.println(md);
+    if (out != null) {
+      Files.createDirectories(out.toAbsolutePath().getParent());
+      Files.writeString(out, md);
+      System.out.println("written to " + out);
+    }
+  }
+
+  /** Measures in this JVM: per section ("threads N", "ryw"), each contender's rounds. */
+  private static Map<String, Map<String, Series>> measure(int rounds, int block, int warmRounds,
+      int rywRounds, int[] threadCounts) throws Exception {
+    Map<String, Map<String, Series>> sections = new LinkedHashMap<>();
+    int[] ids = Workloads.ids(0x5eed, 4096);
     try (BenchCluster cluster = BenchCluster.start()) {
       Map<Contender, DataSource> sources = new EnumMap<>(Contender.class);
       try {
@@ -167,21 +229,104 @@ public final class Interleaved {
           int perThread = Math.max(5, (int) Math.ceil(block / (double) threads));
           Map<Contender, Series> series = interleave(CONTENDERS, sources, rounds, warmRounds, threads,
               perThread, (ds, i) -> Workloads.readTx(ds, ids[i & 4095]));
-          if (threads == 1) md.append(markdown(rounds, block, warmRounds, series));
-          md.append(threadsMarkdown(threads, rounds, perThread, series));
+          Map<String, Series> byName = new LinkedHashMap<>();
+          series.forEach((c, v) -> byName.put(c.name(), v));
+          sections.put("threads " + threads, byName);
           System.out.println("[interleaved] " + threads + " thread(s) done");
         }
       } finally {
         for (DataSource ds : sources.values()) Contender.close(ds);
       }
-      if (rywRounds > 0) md.append(readYourWrites(cluster, rywRounds, warmRounds, block));
+      if (rywRounds > 0) sections.put("ryw", readYourWrites(cluster, rywRounds, warmRounds, block));
     }
-    System.out.println(md);
-    if (out != null) {
-      Files.createDirectories(out.toAbsolutePath().getParent());
-      Files.writeString(out, md);
-      System.out.println("written to " + out);
+    return sections;
+  }
+
+  /**
+   * Splits the rounds over {@code forks} JVMs run one after the other, each with its own cluster
+   * and warm-up (as JMH's forks: what one JVM's compilation or one cluster's state does to the
+   * figures spreads over the forks instead of biasing all rounds), and merges their rounds.
+   */
+  private static Map<String, Map<String, Series>> forked(String[] args, int forks, int rounds,
+      int rywRounds) throws Exception {
+    List<Map<String, Map<String, Series>>> parts = new ArrayList<>();
+    Path dir = Files.createTempDirectory("omnium-interleaved");
+    String java = ProcessHandle.current().info().command().orElse("java");
+    for (int f = 0; f < forks; f++) {
+      Path raw = dir.resolve("fork-" + f + ".txt");
+      List<String> cmd = new ArrayList<>();
+      cmd.add(java);
+      cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+      cmd.add("-cp");
+      cmd.add(System.getProperty("java.class.path"));
+      cmd.add(Interleaved.class.getName());
+      for (int i = 0; i < args.length; i++) {
+        switch (args[i]) {
+          case "--forks": case "--out": case "--raw": i++; break;
+          case "--rounds": cmd.add(args[i]); cmd.add(Integer.toString(share(rounds, forks, f))); i++; break;
+          case "--ryw-rounds": cmd.add(args[i]); cmd.add(Integer.toString(share(rywRounds, forks, f))); i++; break;
+          default: cmd.add(args[i]);
+        }
+      }
+      cmd.add("--raw");
+      cmd.add(raw.toString());
+      System.out.println("[interleaved] fork " + (f + 1) + " of " + forks);
+      int rc = new ProcessBuilder(cmd).inheritIO().start().waitFor();
+      if (rc != 0) throw new IllegalStateException("interleaved fork " + (f + 1) + " failed: exit " + rc);
+      parts.add(readRaw(raw));
     }
+    Map<String, Map<String, Series>> merged = new LinkedHashMap<>();
+    for (String section : parts.get(0).keySet()) {
+      Map<String, Series> keys = new LinkedHashMap<>();
+      for (String key : parts.get(0).get(section).keySet()) {
+        List<Series> ofKey = new ArrayList<>();
+        for (Map<String, Map<String, Series>> p : parts) ofKey.add(p.get(section).get(key));
+        keys.put(key, Series.concat(ofKey));
+      }
+      merged.put(section, keys);
+    }
+    return merged;
+  }
+
+  /** Fork {@code f}'s share of {@code total} rounds: as equal as whole rounds allow. */
+  static int share(int total, int forks, int f) {
+    return total / forks + (f < total % forks ? 1 : 0);
+  }
+
+  private static void writeRaw(Path file, Map<String, Map<String, Series>> sections) throws Exception {
+    StringBuilder b = new StringBuilder();
+    sections.forEach((section, keys) -> keys.forEach((key, s) -> {
+      for (int r = 0; r < s.micros.length; r++) {
+        b.append(section.replace(' ', '|')).append(' ').append(key.replace(' ', '|')).append(' ')
+            .append(s.micros[r]).append(' ').append(s.cpu[r]).append(' ').append(s.alloc[r]).append('\n');
+      }
+    }));
+    Files.writeString(file, b);
+  }
+
+  private static Map<String, Map<String, Series>> readRaw(Path file) throws Exception {
+    Map<String, Map<String, List<double[]>>> rows = new LinkedHashMap<>();
+    for (String line : Files.readAllLines(file)) {
+      String[] f = line.split(" ");
+      rows.computeIfAbsent(f[0].replace('|', ' '), k -> new LinkedHashMap<>())
+          .computeIfAbsent(f[1].replace('|', ' '), k -> new ArrayList<>())
+          .add(new double[] {Double.parseDouble(f[2]), Double.parseDouble(f[3]), Double.parseDouble(f[4])});
+    }
+    Map<String, Map<String, Series>> out = new LinkedHashMap<>();
+    rows.forEach((section, keys) -> {
+      Map<String, Series> m = new LinkedHashMap<>();
+      keys.forEach((key, list) -> {
+        Series s = new Series(list.size());
+        for (int r = 0; r < list.size(); r++) {
+          s.micros[r] = list.get(r)[0];
+          s.cpu[r] = list.get(r)[1];
+          s.alloc[r] = list.get(r)[2];
+        }
+        m.put(key, s);
+      });
+      out.put(section, m);
+    });
+    return out;
   }
 
   /** Runs {@code rounds} measured rounds (after warm-up) of every contender in rotating order. */
@@ -203,15 +348,22 @@ public final class Interleaved {
     return series;
   }
 
-  private static String markdown(int rounds, int block, int warmRounds, Map<Contender, Series> series) {
+  private static String markdown(int block, int warmRounds, int forks, Map<Contender, Series> series) {
+    int rounds = series.get(Contender.REPLICA_POOL).micros.length;
     StringBuilder b = new StringBuilder();
     b.append("### Case 1 interleaved (paired rounds)\n\n");
-    b.append("One cluster, the five data sources open side by side; ").append(rounds).append(" rounds (after ")
-        .append(warmRounds).append(" warm-up rounds) in which each contender runs ").append(block)
+    b.append(forks > 1
+            ? "In each of " + forks + " forks (a JVM and a cluster of its own, run one after the other) the five "
+                + "data sources open side by side; " + rounds + " rounds in all (after " + warmRounds
+                + " warm-up rounds in each fork)"
+            : "One cluster, the five data sources open side by side; " + rounds + " rounds (after " + warmRounds
+                + " warm-up rounds)")
+        .append(" in which each contender runs ").append(block)
         .append(" Spring-shaped read-only transactions in turn, the order rotating every round. Ratios are paired: ")
         .append("each block against (a)'s block of the same round, seconds apart, so load that drifts over the run ")
-        .append("cancels out. *95% CI*: bootstrap confidence interval of the median ratio. Client CPU and allocation: ")
-        .append("the measuring thread's, per transaction.\n\n");
+        .append("cancels out. *95% CI*: bootstrap confidence interval of the median ratio")
+        .append(forks > 1 ? " (forks resampled, then rounds within each)" : "")
+        .append(". Client CPU and allocation: the measuring thread's, per transaction.\n\n");
     b.append("| contender | median µs/op | p25–p75 µs/op | median client CPU µs/op | median client B/op ")
         .append("| median ratio to (a) | 95% CI of the median ratio |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|\n");
@@ -221,7 +373,7 @@ public final class Interleaved {
       double[] t = s.micros;
       double[] ratios = new double[rounds];
       for (int r = 0; r < rounds; r++) ratios[r] = t[r] / limit[r];
-      double[] ci = bootstrapMedianCi(ratios, 0x0b5e55edL);
+      double[] ci = bootstrapMedianCi(ratios, s.fork, 0x0b5e55edL);
       b.append("| ").append(c.label()).append(" | ").append(f(median(t))).append(" | ")
           .append(f(percentile(t, 25))).append("–").append(f(percentile(t, 75))).append(" | ")
           .append(f(median(s.cpu))).append(" | ").append(String.format(Locale.ROOT, "%.0f", median(s.alloc)))
@@ -238,7 +390,7 @@ public final class Interleaved {
       for (Contender p : new Contender[] {Contender.PGJDBC_MULTIHOST, Contender.AWS_WRAPPER_SRW}) {
         double[] ratios = new double[rounds];
         for (int r = 0; r < rounds; r++) ratios[r] = series.get(o).micros[r] / series.get(p).micros[r];
-        double[] ci = bootstrapMedianCi(ratios, 0x5eedL);
+        double[] ci = bootstrapMedianCi(ratios, series.get(o).fork, 0x5eedL);
         b.append("| ").append(o.label()).append(" ÷ ").append(p.label()).append(" | ")
             .append(String.format(Locale.ROOT, "%.3f", median(ratios))).append(" | ")
             .append(String.format(Locale.ROOT, "%.3f–%.3f", ci[0], ci[1])).append(" |\n");
@@ -254,14 +406,16 @@ public final class Interleaved {
    * Throughput at one thread count, as a ratio to (a) per round, plus the overhead over (a) in
    * client CPU and allocation per transaction (medians of the per-round differences).
    */
-  private static String threadsMarkdown(int threads, int rounds, int perThread, Map<Contender, Series> series) {
+  private static String threadsMarkdown(int threads, int perThread, int forks, Map<Contender, Series> series) {
+    int rounds = series.get(Contender.REPLICA_POOL).micros.length;
     StringBuilder b = new StringBuilder();
     b.append("### Case 1 interleaved at ").append(threads).append(threads == 1 ? " thread" : " threads")
         .append(": throughput ratio to (a)\n\n");
-    b.append(rounds).append(" paired rounds; each block ").append(threads).append(" × ").append(perThread)
+    b.append(rounds).append(" paired rounds").append(forks > 1 ? " over " + forks + " forks" : "")
+        .append("; each block ").append(threads).append(" × ").append(perThread)
         .append(" read-only transactions started together. *Throughput ratio*: the contender's transactions per ")
         .append("second over (a)'s in the same round (≥ 1 is as fast as the limit). *Overhead*: per-round ")
-        .append("difference to (a) in client CPU and allocation per transaction, median.\n\n");
+        .append("difference to (a) in client CPU and allocation per transaction, median (CPU: with its 95% CI).\n\n");
     b.append("| contender | median ops/s | median throughput ratio to (a) | 95% CI | client CPU µs/op ")
         .append("| overhead CPU µs/op | client B/op | overhead B/op |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -278,23 +432,26 @@ public final class Interleaved {
         allocOver[r] = s.alloc[r] - limit.alloc[r];
         opsPerSecond[r] = 1e6 / s.micros[r];
       }
-      double[] ci = bootstrapMedianCi(ratios, 0x7412L + threads);
+      double[] ci = bootstrapMedianCi(ratios, s.fork, 0x7412L + threads);
+      double[] cpuCi = bootstrapMedianCi(cpuOver, s.fork, 0xc0L + threads);
       b.append("| ").append(c.label()).append(" | ").append(String.format(Locale.ROOT, "%.0f", median(opsPerSecond)))
           .append(" | ").append(String.format(Locale.ROOT, "%.3f", median(ratios))).append(" | ")
           .append(String.format(Locale.ROOT, "%.3f–%.3f", ci[0], ci[1])).append(" | ")
-          .append(f(median(s.cpu))).append(" | ").append(String.format(Locale.ROOT, "%+.2f", median(cpuOver)))
+          .append(f(median(s.cpu))).append(" | ").append(String.format(Locale.ROOT, "%+.2f (%+.2f…%+.2f)",
+              median(cpuOver), cpuCi[0], cpuCi[1]))
           .append(" | ").append(String.format(Locale.ROOT, "%.0f", median(s.alloc))).append(" | ")
           .append(String.format(Locale.ROOT, "%+.0f", median(allocOver))).append(" |\n");
       b.append("<!-- threads ").append(threads).append(' ').append(c.name()).append(' ')
-          .append(String.format(Locale.ROOT, "%.5f %.5f %.5f %.4f %.1f", median(ratios), ci[0], ci[1],
-              median(cpuOver), median(allocOver))).append(" -->\n");
+          .append(String.format(Locale.ROOT, "%.5f %.5f %.5f %.4f %.1f %.4f %.4f", median(ratios), ci[0], ci[1],
+              median(cpuOver), median(allocOver), cpuCi[0], cpuCi[1])).append(" -->\n");
     }
     b.append('\n');
     return b.toString();
   }
 
   /** Write transactions with readYourWrites=thread against off, driver mode and DataSource mode. */
-  private static String readYourWrites(BenchCluster cluster, int rounds, int warmRounds, int block) throws Exception {
+  private static Map<String, Series> readYourWrites(BenchCluster cluster, int rounds, int warmRounds, int block)
+      throws Exception {
     String[] keys = {"OMNIUM_DRIVER off", "OMNIUM_DRIVER thread", "OMNIUM_DATASOURCE off", "OMNIUM_DATASOURCE thread"};
     Map<String, DataSource> sources = new LinkedHashMap<>();
     Map<String, Series> series;
@@ -311,9 +468,15 @@ public final class Interleaved {
     } finally {
       for (DataSource ds : sources.values()) Contender.close(ds);
     }
+    return series;
+  }
+
+  private static String readYourWritesMarkdown(int block, int warmRounds, int forks, Map<String, Series> series) {
+    int rounds = series.values().iterator().next().micros.length;
     StringBuilder b = new StringBuilder();
     b.append("### Write transaction with readYourWrites=thread, interleaved\n\n");
-    b.append(rounds).append(" paired rounds of ").append(Math.max(5, block / 4))
+    b.append(rounds).append(" paired rounds").append(forks > 1 ? " over " + forks + " forks" : "")
+        .append(" of ").append(Math.max(5, block / 4))
         .append(" write transactions (case 2), 1 thread: omnium with `readYourWrites=thread` against the same ")
         .append("with it `off`, same round. A commit is remembered by a clock reading and asks for nothing more; no read follows here, so the sampler runs on its schedule only.\n\n");
     b.append("| mode | median µs/op `off` | median µs/op `thread` | median ratio thread ÷ off | 95% CI |\n");
@@ -323,7 +486,7 @@ public final class Interleaved {
       Series on = series.get(c.name() + " thread");
       double[] ratios = new double[rounds];
       for (int r = 0; r < rounds; r++) ratios[r] = on.micros[r] / off.micros[r];
-      double[] ci = bootstrapMedianCi(ratios, 0x9e11L);
+      double[] ci = bootstrapMedianCi(ratios, on.fork, 0x9e11L);
       b.append("| ").append(c.label()).append(" | ").append(f(median(off.micros))).append(" | ")
           .append(f(median(on.micros))).append(" | ").append(String.format(Locale.ROOT, "%.3f", median(ratios)))
           .append(" | ").append(String.format(Locale.ROOT, "%.3f–%.3f", ci[0], ci[1])).append(" |\n");
@@ -334,14 +497,37 @@ public final class Interleaved {
     return b.toString();
   }
 
-  static double[] bootstrapMedianCi(double[] values, long seed) {
+  /**
+   * Bootstrap 95% interval of the median of {@code values}. With several forks (rounds of one fork
+   * share its JVM and cluster, so they are not independent of each other) each resample draws
+   * forks first, then rounds within each drawn fork; with one fork, rounds.
+   */
+  static double[] bootstrapMedianCi(double[] values, int[] fork, long seed) {
     SplittableRandom rnd = new SplittableRandom(seed);
     int n = values.length;
+    int forks = 0;
+    for (int f : fork) forks = Math.max(forks, f + 1);
+    int[] from = new int[forks + 1]; // fork f's rounds: [from[f], from[f + 1]) (concatenated in order)
+    int longest = 0;
+    for (int f : fork) from[f + 1]++;
+    for (int f = 0; f < forks; f++) {
+      longest = Math.max(longest, from[f + 1]);
+      from[f + 1] += from[f];
+    }
     double[] medians = new double[2000];
-    double[] sample = new double[n];
+    double[] sample = new double[Math.max(n, forks * longest)];
     for (int i = 0; i < medians.length; i++) {
-      for (int j = 0; j < n; j++) sample[j] = values[rnd.nextInt(n)];
-      medians[i] = median(sample);
+      int len = 0;
+      if (forks <= 1) {
+        while (len < n) sample[len++] = values[rnd.nextInt(n)];
+      } else {
+        for (int k = 0; k < forks; k++) {
+          int f = rnd.nextInt(forks);
+          int size = from[f + 1] - from[f];
+          for (int m = 0; m < size; m++) sample[len++] = values[from[f] + rnd.nextInt(size)];
+        }
+      }
+      medians[i] = median(Arrays.copyOf(sample, len));
     }
     return new double[] {percentile(medians, 2.5), percentile(medians, 97.5)};
   }
