@@ -262,19 +262,20 @@ public final class Interleaved {
       cmd.add(Interleaved.class.getName());
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
-          case "--forks": case "--out": case "--raw": i++; break;
-          case "--rounds": cmd.add(args[i]); cmd.add(Integer.toString(share(rounds, forks, f))); i++; break;
-          case "--ryw-rounds": cmd.add(args[i]); cmd.add(Integer.toString(share(rywRounds, forks, f))); i++; break;
+          // given below, per fork (defaults included), or the parent's alone
+          case "--forks": case "--out": case "--raw": case "--rounds": case "--ryw-rounds": i++; break;
           default: cmd.add(args[i]);
         }
       }
-      cmd.add("--raw");
-      cmd.add(raw.toString());
+      cmd.addAll(List.of("--rounds", Integer.toString(share(rounds, forks, f)),
+          "--ryw-rounds", Integer.toString(share(rywRounds, forks, f)), "--raw", raw.toString()));
       System.out.println("[interleaved] fork " + (f + 1) + " of " + forks);
       int rc = new ProcessBuilder(cmd).inheritIO().start().waitFor();
       if (rc != 0) throw new IllegalStateException("interleaved fork " + (f + 1) + " failed: exit " + rc);
       parts.add(readRaw(raw));
+      Files.delete(raw);
     }
+    Files.delete(dir);
     Map<String, Map<String, Series>> merged = new LinkedHashMap<>();
     for (String section : parts.get(0).keySet()) {
       Map<String, Series> keys = new LinkedHashMap<>();
