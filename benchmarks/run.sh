@@ -18,7 +18,7 @@
 #   6. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
 #      README's performance summary, benchmarks/results/README-performance.md, from the same files.
 # Expected duration on an idle 2-core machine: about 15 minutes (JMH ~7, round trips ~1.5,
-# interleaved in 5 forks ~6, profile ~1; the run of 2026-12-02 08:13 UTC took 901 s); more when other work shares the machine (QUICK=1 took 15 minutes on
+# interleaved in 5 forks ~6, profile ~2; the run of 2026-12-02 08:13 UTC took 901 s); more when other work shares the machine (QUICK=1 took 15 minutes on
 # a machine shared by eight builds). Override the JMH settings
 # with JMH_ARGS="...", or pass a benchmark regex and JMH options as arguments (they replace the
 # defaults). QUICK=1: a short run of every step (a few minutes) to check the tooling, not to measure.
@@ -50,7 +50,7 @@ else
   jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
   rt_args=(--tx 1000)
   il_args=(--rounds 1200 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500 --forks 5)
-  profile_args=(--tx 50000)
+  profile_args=(--tx 150000)
   alloc_args=(--tx 2000)
 fi
 jmh_args="${JMH_ARGS:-$jmh_default}"

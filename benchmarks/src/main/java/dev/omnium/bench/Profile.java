@@ -1,6 +1,8 @@
 package dev.omnium.bench;
 
 import com.sun.management.ThreadMXBean;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +26,10 @@ import jdk.jfr.consumer.RecordingFile;
  * that belongs to omnium, HikariCP, pgjdbc or the benchmark. HikariCP frames called from omnium
  * are omnium's internal pool (the second borrow and return, the second layer of proxies); the
  * others are the application's pool. Allocation is each layer's share of the sampled bytes times
- * the thread's measured bytes per transaction; CPU is each layer's share of the execution samples
- * times the thread's measured CPU time per transaction.
+ * the thread's measured bytes per transaction; Java time is each layer's execution samples times
+ * the sampling period (a thread is sampled only while it runs Java code), and the rest of the
+ * thread's CPU time, the kernel's socket work and the JVM's own code, is shown apart. The
+ * contenders take turns in slices. Also measured: one HikariCP borrow and return alone.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Profile [--tx 20000] [--out file.md]</pre>
  *
@@ -42,21 +46,56 @@ public final class Profile {
       "omnium's internal HikariCP pool (second borrow/return, second proxy layer)", "pgjdbc",
       "benchmark code", "JDK and other"};
 
+  /** JFR's shortest sampling period. */
+  private static final Duration SAMPLE_PERIOD = Duration.ofMillis(1);
+  /** Turns each contender takes. */
+  private static final int SLICES = 10;
+
   private Profile() { }
 
-  /** One contender's recording, reduced. */
+  /** One contender's recordings, summed over its slices. */
   static final class Charges {
+    /** Sampled bytes per layer. */
     final Map<String, Double> bytes = new LinkedHashMap<>();
+    /** Execution samples per layer. */
     final Map<String, Double> samples = new LinkedHashMap<>();
+    double sampledBytes;
     double totalSamples;
-    double cpuMicrosPerTx;
-    double measuredBytesPerTx;
+    long cpuNanos;
+    long measuredBytes;
+    long tx;
 
     Charges() {
       for (String l : LAYERS) {
         bytes.put(l, 0.0);
         samples.put(l, 0.0);
       }
+    }
+
+    double cpuMicrosPerTx() {
+      return cpuNanos / 1000.0 / tx;
+    }
+
+    double bytesPerTx() {
+      return measuredBytes / (double) tx;
+    }
+
+    /** The layer's share of the sampled bytes times the measured bytes per transaction. */
+    double bytesPerTx(String layer) {
+      return sampledBytes == 0 ? 0 : bytes.get(layer) / sampledBytes * bytesPerTx();
+    }
+
+    /**
+     * Time running Java code in the layer per transaction: its samples times the period. A thread
+     * is sampled only while it runs Java code, so the samples see neither the kernel's socket work
+     * nor the JVM's own code.
+     */
+    double javaMicrosPerTx(String layer) {
+      return samples.get(layer) * SAMPLE_PERIOD.toNanos() / 1000.0 / tx;
+    }
+
+    double javaMicrosPerTx() {
+      return totalSamples * SAMPLE_PERIOD.toNanos() / 1000.0 / tx;
     }
   }
 
@@ -78,42 +117,43 @@ public final class Profile {
     }
     int[] ids = Workloads.ids(0xf1e1dL, 4096);
     Map<Contender, Charges> charges = new EnumMap<>(Contender.class);
+    Map<Contender, DataSource> open = new EnumMap<>(Contender.class);
     Path dir = Files.createTempDirectory("omnium-profile");
+    double borrowNanos;
     try (BenchCluster cluster = BenchCluster.start()) {
-      for (Contender c : CONTENDERS) {
-        DataSource ds = c.open(cluster);
-        try {
+      try {
+        for (Contender c : CONTENDERS) {
+          DataSource ds = c.open(cluster);
+          open.put(c, ds);
           Workloads.awaitReadsOn(ds, "replica", Duration.ofSeconds(30), c.name());
           Workloads.warm(ds, Contender.POOL_SIZE, Workloads.WARM_ROUNDS);
           for (int i = 0; i < Math.min(tx, 5000); i++) Workloads.readTx(ds, ids[i & 4095]);
-          Path file = dir.resolve(c.name() + ".jfr");
-          Charges ch = new Charges();
-          long self = Thread.currentThread().getId();
-          try (Recording r = new Recording()) {
-            // TLAB refills and outside-TLAB allocations, weighted by size: every allocated byte has the
-            // same chance to be charged, whatever happened before the recording started
-            r.enable("jdk.ObjectAllocationInNewTLAB").withStackTrace();
-            r.enable("jdk.ObjectAllocationOutsideTLAB").withStackTrace();
-            r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(2));
-            r.start();
-            long cpu0 = THREADS.getCurrentThreadCpuTime();
-            long alloc0 = THREADS.getThreadAllocatedBytes(self);
-            for (int i = 0; i < tx; i++) Workloads.readTx(ds, ids[i & 4095]);
-            ch.cpuMicrosPerTx = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1000.0 / tx;
-            ch.measuredBytesPerTx = (THREADS.getThreadAllocatedBytes(self) - alloc0) / (double) tx;
-            r.stop();
-            r.dump(file);
-          }
-          charge(file, self, tx, ch);
-          charges.put(c, ch);
-          System.out.printf(Locale.ROOT, "[profile] %-18s %.2f µs CPU/tx, %.0f B/tx%n", c, ch.cpuMicrosPerTx,
-              ch.measuredBytesPerTx);
-        } finally {
-          Contender.close(ds);
+          charges.put(c, new Charges());
         }
+        // contenders take turns in slices, so that load drifting over the run reaches each alike
+        int perSlice = Math.max(1, tx / SLICES);
+        for (int s = 0; s < SLICES; s++) {
+          for (int k = 0; k < CONTENDERS.length; k++) {
+            Contender c = CONTENDERS[(s + k) % CONTENDERS.length];
+            record(open.get(c), ids, perSlice, dir.resolve(c.name() + "-" + s + ".jfr"), charges.get(c));
+          }
+        }
+        borrowNanos = borrowAndReturnNanos(cluster);
+      } finally {
+        for (DataSource ds : open.values()) Contender.close(ds);
       }
+    } finally {
+      try (var files = Files.list(dir)) {
+        for (Path f : (Iterable<Path>) files::iterator) Files.deleteIfExists(f);
+      }
+      Files.deleteIfExists(dir);
     }
-    String md = markdown(tx, charges);
+    for (Contender c : CONTENDERS) {
+      Charges ch = charges.get(c);
+      System.out.printf(Locale.ROOT, "[profile] %-18s %.2f µs CPU/tx, %.2f µs/tx in Java (%d samples), %.0f B/tx%n",
+          c, ch.cpuMicrosPerTx(), ch.javaMicrosPerTx(), (long) ch.totalSamples, ch.bytesPerTx());
+    }
+    String md = markdown(tx, charges, borrowNanos);
     System.out.println(md);
     if (out != null) {
       Files.createDirectories(out.toAbsolutePath().getParent());
@@ -122,14 +162,61 @@ public final class Profile {
     }
   }
 
+  /** One slice of one contender: {@code tx} transactions under a recording of its own. */
+  private static void record(DataSource ds, int[] ids, int tx, Path file, Charges ch) throws Exception {
+    long self = Thread.currentThread().getId();
+    try (Recording r = new Recording()) {
+      // TLAB refills and outside-TLAB allocations, weighted by size: every allocated byte has the
+      // same chance to be charged, whatever happened before the recording started
+      r.enable("jdk.ObjectAllocationInNewTLAB").withStackTrace();
+      r.enable("jdk.ObjectAllocationOutsideTLAB").withStackTrace();
+      r.enable("jdk.ExecutionSample").withPeriod(SAMPLE_PERIOD);
+      r.start();
+      long cpu0 = THREADS.getCurrentThreadCpuTime();
+      long alloc0 = THREADS.getThreadAllocatedBytes(self);
+      for (int i = 0; i < tx; i++) Workloads.readTx(ds, ids[i & 4095]);
+      ch.cpuNanos += THREADS.getCurrentThreadCpuTime() - cpu0;
+      ch.measuredBytes += THREADS.getThreadAllocatedBytes(self) - alloc0;
+      ch.tx += tx;
+      r.stop();
+      r.dump(file);
+    }
+    charge(file, self, ch);
+  }
+
   /**
-   * Charges the recording's samples of the measuring thread to layers. Allocation: each layer's
-   * share of the sampled bytes times the measured bytes per transaction; CPU: the execution
-   * samples (their sampled thread is a field of its own, not the event's thread).
+   * The CPU time of one HikariCP borrow and return of an idle replica session, no statement, in
+   * a hot loop: what the second pool of driver mode adds at least (its share of cache misses in a
+   * real transaction is not in it). The median of a few rounds of a million each.
    */
-  private static void charge(Path file, long threadId, int tx, Charges ch) throws Exception {
-    Map<String, Double> sampled = new LinkedHashMap<>();
-    double sampledTotal = 0;
+  private static double borrowAndReturnNanos(BenchCluster cluster) throws Exception {
+    HikariConfig hc = new HikariConfig();
+    hc.setPoolName("bench-borrow-alone");
+    hc.setJdbcUrl("jdbc:postgresql://" + cluster.replica().hostPort() + "/" + cluster.database());
+    hc.setUsername(cluster.user());
+    hc.setMaximumPoolSize(Contender.POOL_SIZE);
+    hc.setMinimumIdle(Contender.POOL_SIZE);
+    hc.setAutoCommit(false); // as omnium's replica pool lends them for a read-only transaction
+    try (HikariDataSource pool = new HikariDataSource(hc)) {
+      double[] rounds = new double[7];
+      int n = 1_000_000;
+      for (int r = 0; r < rounds.length; r++) {
+        long cpu0 = THREADS.getCurrentThreadCpuTime();
+        for (int i = 0; i < n; i++) pool.getConnection().close();
+        rounds[r] = (THREADS.getCurrentThreadCpuTime() - cpu0) / (double) n;
+      }
+      double[] measured = java.util.Arrays.copyOfRange(rounds, 2, rounds.length); // 2 to warm up
+      java.util.Arrays.sort(measured);
+      return measured[measured.length / 2];
+    }
+  }
+
+  /**
+   * Charges the recording's samples of the measuring thread to layers: allocation by sampled
+   * bytes, Java execution by samples (their sampled thread is a field of its own, not the
+   * event's thread).
+   */
+  private static void charge(Path file, long threadId, Charges ch) throws Exception {
     for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
       String type = e.getEventType().getName();
       boolean execution = type.equals("jdk.ExecutionSample");
@@ -142,13 +229,8 @@ public final class Profile {
       } else {
         double bytes = type.equals("jdk.ObjectAllocationInNewTLAB") ? e.getLong("tlabSize")
             : e.getLong("allocationSize");
-        sampled.merge(layer, bytes, Double::sum);
-        sampledTotal += bytes;
-      }
-    }
-    if (sampledTotal > 0) {
-      for (Map.Entry<String, Double> s : sampled.entrySet()) {
-        ch.bytes.put(s.getKey(), s.getValue() / sampledTotal * ch.measuredBytesPerTx);
+        ch.bytes.merge(layer, bytes, Double::sum);
+        ch.sampledBytes += bytes;
       }
     }
   }
@@ -180,19 +262,22 @@ public final class Profile {
     return LAYERS[1];
   }
 
-  private static String markdown(int tx, Map<Contender, Charges> charges) {
+  private static String markdown(int tx, Map<Contender, Charges> charges, double borrowNanos) {
     StringBuilder b = new StringBuilder();
     b.append("### Where the client cost of a read-only transaction goes (JFR)\n\n");
-    b.append(tx).append(" Spring-shaped read-only transactions per contender, 1 thread, after warm-up, recorded with ")
-        .append("Java Flight Recorder (TLAB and outside-TLAB allocation events weighted by size, execution samples ")
-        .append("every 2 ms, the measuring thread only). Each sample is charged to the nearest frame of a known layer ")
-        .append("on its stack; HikariCP frames below an omnium frame are omnium's internal pool. *B/tx*: the layer's ")
-        .append("share of the sampled bytes × the bytes the thread allocated per transaction (last row); a sampled ")
-        .append("statistic: layers of a few dozen bytes need the full run's length. *CPU µs/tx*: the layer's share of execution ")
-        .append("samples × the thread's CPU time per transaction (samples only see Java code running, not the ")
-        .append("kernel's socket work, which is in the total).\n\n");
+    b.append(tx).append(" Spring-shaped read-only transactions per contender, 1 thread, after warm-up, the contenders ")
+        .append("taking turns in ").append(SLICES).append(" slices, each slice recorded with Java Flight Recorder ")
+        .append("(TLAB and outside-TLAB allocation events weighted by size; execution samples every ")
+        .append(SAMPLE_PERIOD.toMillis()).append(" ms; the measuring thread only). Each sample is charged to the ")
+        .append("nearest frame of a known layer on its stack; HikariCP frames below an omnium frame are omnium's ")
+        .append("internal pool. *B/tx*: the layer's share of the sampled bytes × the bytes the thread allocated per ")
+        .append("transaction. *Java µs/tx*: the layer's execution samples × the period ÷ the transactions, i.e. the ")
+        .append("time the thread ran that layer's Java code (JFR samples a thread only while it runs Java code). ")
+        .append("*Outside Java code*: the rest of the thread's CPU time, the kernel's socket work (loopback TCP, ")
+        .append("waking the server) and the JVM's own code; no layer can be charged for it from these samples. ")
+        .append("A layer of n samples is known to about ±√n samples.\n\n");
     b.append("| layer |");
-    for (Contender c : CONTENDERS) b.append(' ').append(c.label()).append(" B/tx | CPU µs/tx |");
+    for (Contender c : CONTENDERS) b.append(' ').append(c.label()).append(" B/tx | Java µs/tx |");
     b.append("\n|---|");
     for (Contender ignored : CONTENDERS) b.append("---:|---:|");
     b.append('\n');
@@ -200,23 +285,41 @@ public final class Profile {
       b.append("| ").append(l).append(" |");
       for (Contender c : CONTENDERS) {
         Charges ch = charges.get(c);
-        double cpu = ch.totalSamples == 0 ? 0 : ch.samples.get(l) / ch.totalSamples * ch.cpuMicrosPerTx;
-        b.append(String.format(Locale.ROOT, " %.0f | %.2f |", ch.bytes.get(l), cpu));
+        b.append(String.format(Locale.ROOT, " %.0f | %.2f |", ch.bytesPerTx(l), ch.javaMicrosPerTx(l)));
       }
       b.append('\n');
     }
-    b.append("| **measured total** (thread counters) |");
+    b.append("| Java code, all layers (execution samples) |");
     for (Contender c : CONTENDERS) {
       Charges ch = charges.get(c);
-      b.append(String.format(Locale.ROOT, " **%.0f** | **%.2f** |", ch.measuredBytesPerTx, ch.cpuMicrosPerTx));
-      b.append("");
+      b.append(String.format(Locale.ROOT, " | %.2f (%d) |", ch.javaMicrosPerTx(), (long) ch.totalSamples));
     }
-    b.append('\n');
+    b.append("\n| outside Java code (kernel socket work, JVM) |");
+    for (Contender c : CONTENDERS) {
+      Charges ch = charges.get(c);
+      b.append(String.format(Locale.ROOT, " | %.2f |", ch.cpuMicrosPerTx() - ch.javaMicrosPerTx()));
+    }
+    b.append("\n| **measured total** (thread counters) |");
+    for (Contender c : CONTENDERS) {
+      Charges ch = charges.get(c);
+      b.append(String.format(Locale.ROOT, " **%.0f** | **%.2f** CPU |", ch.bytesPerTx(), ch.cpuMicrosPerTx()));
+    }
+    b.append("\n\n");
+    Charges limit = charges.get(Contender.REPLICA_POOL);
     for (Contender c : new Contender[] {Contender.OMNIUM_DRIVER, Contender.OMNIUM_DATASOURCE}) {
       Charges ch = charges.get(c);
-      Charges limit = charges.get(Contender.REPLICA_POOL);
-      b.append("<!-- profile ").append(c.name()).append(String.format(Locale.ROOT, " %.1f %.3f -->%n",
-          ch.measuredBytesPerTx - limit.measuredBytesPerTx, ch.cpuMicrosPerTx - limit.cpuMicrosPerTx));
+      b.append(String.format(Locale.ROOT, "- %s over (a): %+.2f µs/tx of Java code, %+.2f µs/tx of CPU in all, %+.0f B/tx.%n",
+          c.label(), ch.javaMicrosPerTx() - limit.javaMicrosPerTx(), ch.cpuMicrosPerTx() - limit.cpuMicrosPerTx(),
+          ch.bytesPerTx() - limit.bytesPerTx()));
+    }
+    b.append(String.format(Locale.ROOT, "- One HikariCP borrow and return of an idle replica session alone (no statement, "
+        + "a hot loop of a million, median of 5 rounds): %.0f ns of CPU. Driver mode pays it twice per transaction "
+        + "(the application's pool and omnium's replica pool), DataSource mode and (a) once.%n", borrowNanos));
+    for (Contender c : new Contender[] {Contender.OMNIUM_DRIVER, Contender.OMNIUM_DATASOURCE}) {
+      Charges ch = charges.get(c);
+      b.append("<!-- profile ").append(c.name()).append(String.format(Locale.ROOT, " %.1f %.3f %.3f -->%n",
+          ch.bytesPerTx() - limit.bytesPerTx(), ch.cpuMicrosPerTx() - limit.cpuMicrosPerTx(),
+          ch.javaMicrosPerTx() - limit.javaMicrosPerTx()));
     }
     b.append('\n');
     return b.toString();
