@@ -107,7 +107,7 @@ public final class AllocationSites {
   }
 
   static String markdown(int tx, Map<Contender, Map<String, Double>> bytes, Map<Contender, Double> totals) {
-    StringBuilder b = new StringBuilder("### 8b. Every allocation of a read-only transaction, by site\n\n");
+    StringBuilder b = new StringBuilder("### 8c. Every allocation of a read-only transaction, by site\n\n");
     b.append(tx).append(" Spring-shaped read-only transactions per contender, 1 thread, after warm-up, in a JVM ")
         .append("without thread-local allocation buffers (`-XX:-UseTLAB`), where Java Flight Recorder records ")
         .append("every allocation with its stack (an exact count, unlike the sampled table above). Rows: the ")

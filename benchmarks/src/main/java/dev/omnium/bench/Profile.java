@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import javax.sql.DataSource;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -120,6 +121,7 @@ public final class Profile {
     Map<Contender, DataSource> open = new EnumMap<>(Contender.class);
     Path dir = Files.createTempDirectory("omnium-profile");
     double borrowNanos;
+    Map<String, double[]> bound;
     try (BenchCluster cluster = BenchCluster.start()) {
       try {
         for (Contender c : CONTENDERS) {
@@ -139,6 +141,8 @@ public final class Profile {
           }
         }
         borrowNanos = borrowAndReturnNanos(cluster);
+        bound = boundCost(cluster, open.get(Contender.REPLICA_POOL), open.get(Contender.OMNIUM_DRIVER), ids,
+            Math.max(2, tx / 250));
       } finally {
         for (DataSource ds : open.values()) Contender.close(ds);
       }
@@ -153,7 +157,7 @@ public final class Profile {
       System.out.printf(Locale.ROOT, "[profile] %-18s %.2f µs CPU/tx, %.2f µs/tx in Java (%d samples), %.0f B/tx%n",
           c, ch.cpuMicrosPerTx(), ch.javaMicrosPerTx(), (long) ch.totalSamples, ch.bytesPerTx());
     }
-    String md = markdown(tx, charges, borrowNanos);
+    String md = markdown(tx, charges, borrowNanos) + boundMarkdown(bound, Math.max(2, tx / 250));
     System.out.println(md);
     if (out != null) {
       Files.createDirectories(out.toAbsolutePath().getParent());
@@ -209,6 +213,91 @@ public final class Profile {
       java.util.Arrays.sort(measured);
       return measured[measured.length / 2];
     }
+  }
+
+  /** omnium's startup options on a replica session, at their defaults (OmniumConfig). */
+  static final String REPLICA_OPTIONS = "-c statement_timeout=5000 -c idle_in_transaction_session_timeout=60000"
+      + " -c default_transaction_read_only=on";
+  /** omnium's client-side bound on a replica session: replicaStatementTimeout 5 s + clientTimeoutMargin 2 s. */
+  static final String REPLICA_SOCKET_TIMEOUT = "7";
+
+  /**
+   * What the limit (a) costs with each part of omnium's replica session settings, against (a)
+   * itself, in paired rounds (each a block of 50 transactions per pool, the order rotating), with
+   * (b) in the same rounds: the median per-round CPU difference and its 95% CI (rounds resampled).
+   *
+   * @return per variant: median, CI low, CI high (µs per transaction)
+   */
+  private static Map<String, double[]> boundCost(BenchCluster cluster, DataSource limit, DataSource driver,
+      int[] ids, int rounds) throws Exception {
+    Properties socket = new Properties();
+    socket.setProperty("socketTimeout", REPLICA_SOCKET_TIMEOUT);
+    Properties options = new Properties();
+    options.setProperty("options", REPLICA_OPTIONS);
+    Map<String, DataSource> pools = new LinkedHashMap<>();
+    pools.put("(a)", limit);
+    pools.put("(a) with omnium's `socketTimeout=" + REPLICA_SOCKET_TIMEOUT + "`", replicaPool(cluster, "socket", socket));
+    pools.put("(a) with omnium's startup options (`" + REPLICA_OPTIONS + "`)", replicaPool(cluster, "options", options));
+    pools.put(Contender.OMNIUM_DRIVER.label(), driver);
+    try {
+      for (DataSource ds : pools.values()) {
+        Workloads.warm(ds, Contender.POOL_SIZE, Workloads.WARM_ROUNDS);
+        for (int i = 0; i < 2000; i++) Workloads.readTx(ds, ids[i & 4095]);
+      }
+      List<String> names = new java.util.ArrayList<>(pools.keySet());
+      int block = 50;
+      double[][] cpu = new double[names.size()][rounds];
+      for (int r = 0; r < rounds; r++) {
+        for (int k = 0; k < names.size(); k++) {
+          int j = (r + k) % names.size();
+          DataSource ds = pools.get(names.get(j));
+          long cpu0 = THREADS.getCurrentThreadCpuTime();
+          for (int i = 0; i < block; i++) Workloads.readTx(ds, ids[(r * block + i) & 4095]);
+          cpu[j][r] = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1000.0 / block;
+        }
+      }
+      Map<String, double[]> result = new LinkedHashMap<>();
+      int[] oneFork = new int[rounds];
+      for (int j = 1; j < names.size(); j++) {
+        double[] d = new double[rounds];
+        for (int r = 0; r < rounds; r++) d[r] = cpu[j][r] - cpu[0][r];
+        double[] ci = Interleaved.bootstrapMedianCi(d, oneFork, 0x5eedL + j);
+        result.put(names.get(j), new double[] {Interleaved.median(d), ci[0], ci[1]});
+      }
+      return result;
+    } finally {
+      for (DataSource ds : pools.values()) {
+        if (ds != limit && ds != driver) Contender.close(ds);
+      }
+    }
+  }
+
+  private static HikariDataSource replicaPool(BenchCluster cluster, String name, Properties props) {
+    HikariConfig hc = new HikariConfig();
+    hc.setPoolName("bench-limit-" + name);
+    hc.setJdbcUrl("jdbc:postgresql://" + cluster.replica().hostPort() + "/" + cluster.database());
+    hc.setUsername(cluster.user());
+    hc.setMaximumPoolSize(Contender.POOL_SIZE);
+    hc.setMinimumIdle(Contender.POOL_SIZE);
+    hc.setDataSourceProperties(props);
+    return new HikariDataSource(hc);
+  }
+
+  private static String boundMarkdown(Map<String, double[]> bound, int rounds) {
+    StringBuilder b = new StringBuilder();
+    b.append("### 8b. What omnium's replica session settings cost the limit\n\n");
+    b.append("The limit (a) again, with one part of what omnium sets on its replica sessions at a time, against (a) ")
+        .append("itself, and (b) in the same rounds: ").append(rounds).append(" paired rounds in one JVM, each a block of ")
+        .append("50 read-only transactions per pool, the order rotating. *CPU over (a)*: the median per-round difference ")
+        .append("in the measuring thread's CPU per transaction, with its 95% CI (rounds resampled). `socketTimeout` makes ")
+        .append("every blocking read of the JDK's socket wait in `poll` with a timeout instead of without one.\n\n");
+    b.append("| pool | CPU over (a) µs/tx | 95% CI |\n|---|---:|---:|\n");
+    for (Map.Entry<String, double[]> e : bound.entrySet()) {
+      double[] v = e.getValue();
+      b.append(String.format(Locale.ROOT, "| %s | %+.2f | %+.2f…%+.2f |%n", e.getKey(), v[0], v[1], v[2]));
+    }
+    b.append('\n');
+    return b.toString();
   }
 
   /**
