@@ -194,14 +194,8 @@ public final class Profile {
    * real transaction is not in it). The median of a few rounds of a million each.
    */
   private static double borrowAndReturnNanos(BenchCluster cluster) throws Exception {
-    HikariConfig hc = new HikariConfig();
-    hc.setPoolName("bench-borrow-alone");
-    hc.setJdbcUrl("jdbc:postgresql://" + cluster.replica().hostPort() + "/" + cluster.database());
-    hc.setUsername(cluster.user());
-    hc.setMaximumPoolSize(Contender.POOL_SIZE);
-    hc.setMinimumIdle(Contender.POOL_SIZE);
-    hc.setAutoCommit(false); // as omnium's replica pool lends them for a read-only transaction
-    try (HikariDataSource pool = new HikariDataSource(hc)) {
+    // autocommit off, as omnium's replica pool lends them for a read-only transaction
+    try (HikariDataSource pool = replicaPool(cluster, "borrow-alone", new Properties(), false)) {
       double[] rounds = new double[7];
       int n = 1_000_000;
       for (int r = 0; r < rounds.length; r++) {
@@ -236,8 +230,8 @@ public final class Profile {
     options.setProperty("options", REPLICA_OPTIONS);
     Map<String, DataSource> pools = new LinkedHashMap<>();
     pools.put("(a)", limit);
-    pools.put("(a) with omnium's `socketTimeout=" + REPLICA_SOCKET_TIMEOUT + "`", replicaPool(cluster, "socket", socket));
-    pools.put("(a) with omnium's startup options (`" + REPLICA_OPTIONS + "`)", replicaPool(cluster, "options", options));
+    pools.put("(a) with omnium's `socketTimeout=" + REPLICA_SOCKET_TIMEOUT + "`", replicaPool(cluster, "socket", socket, true));
+    pools.put("(a) with omnium's startup options (`" + REPLICA_OPTIONS + "`)", replicaPool(cluster, "options", options, true));
     pools.put(Contender.OMNIUM_DRIVER.label(), driver);
     try {
       for (DataSource ds : pools.values()) {
@@ -272,7 +266,8 @@ public final class Profile {
     }
   }
 
-  private static HikariDataSource replicaPool(BenchCluster cluster, String name, Properties props) {
+  private static HikariDataSource replicaPool(BenchCluster cluster, String name, Properties props,
+      boolean autoCommit) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName("bench-limit-" + name);
     hc.setJdbcUrl("jdbc:postgresql://" + cluster.replica().hostPort() + "/" + cluster.database());
@@ -280,6 +275,7 @@ public final class Profile {
     hc.setMaximumPoolSize(Contender.POOL_SIZE);
     hc.setMinimumIdle(Contender.POOL_SIZE);
     hc.setDataSourceProperties(props);
+    hc.setAutoCommit(autoCommit);
     return new HikariDataSource(hc);
   }
 
