@@ -409,8 +409,14 @@ class RoutingIT {
       assertTrue(db.metrics().getReplicaRoutes() >= 2);
       assertFalse(db.toString().contains("password"));
     }
-    Poll.until(Duration.ofSeconds(30), "every session of a closed data source to end", () ->
-        Sessions.countLike(SANDBOX.cluster(), SANDBOX.primary(), app) == 0
-            && Sessions.countLike(SANDBOX.cluster(), SANDBOX.replica(0), app) == 0);
+    try {
+      Poll.until(Duration.ofSeconds(30), "every session of a closed data source to end", () ->
+          Sessions.countLike(SANDBOX.cluster(), SANDBOX.primary(), app) == 0
+              && Sessions.countLike(SANDBOX.cluster(), SANDBOX.replica(0), app) == 0);
+    } catch (AssertionError e) { // say which sessions stayed: the failure is rare
+      throw new AssertionError(e.getMessage() + "; still open on the primary: "
+          + Sessions.describeLike(SANDBOX.cluster(), SANDBOX.primary(), app) + "; on the replica: "
+          + Sessions.describeLike(SANDBOX.cluster(), SANDBOX.replica(0), app), e);
+    }
   }
 }

@@ -51,6 +51,35 @@ public final class Sessions {
         state);
   }
 
+  /**
+   * What a failed wait for sessions to end should say: each session whose application_name starts
+   * with {@code applicationPrefix}, with its state, age and last query.
+   *
+   * @param cluster the cluster
+   * @param node the server to ask
+   * @param applicationPrefix an application name; any route suffix matches
+   * @return one line per session, the asking one excluded; "none" when there is none
+   * @throws SQLException when the server cannot be asked
+   */
+  public static String describeLike(PgCluster cluster, PgNode node, String applicationPrefix)
+      throws SQLException {
+    StringBuilder b = new StringBuilder();
+    try (Connection c = cluster.connect(node);
+        PreparedStatement ps = c.prepareStatement("SELECT application_name, state,"
+            + " round(extract(epoch FROM now() - backend_start)::numeric, 1), query"
+            + " FROM pg_stat_activity WHERE application_name LIKE ?" + OTHERS)) {
+      ps.setString(1, applicationPrefix + "%");
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          b.append(b.length() == 0 ? "" : "; ").append(rs.getString(1)).append(" (")
+              .append(rs.getString(2)).append(", started ").append(rs.getString(3))
+              .append(" s ago, last query: ").append(rs.getString(4)).append(')');
+        }
+      }
+    }
+    return b.length() == 0 ? "none" : b.toString();
+  }
+
   private static int count(PgCluster cluster, PgNode node, String where, String... params)
       throws SQLException {
     try (Connection c = cluster.connect(node);
