@@ -111,8 +111,19 @@ public enum Contender {
   }
 
   private HikariDataSource hikari(String url, String driverClass, Properties props, BenchCluster c) {
+    return pool("bench-" + name().toLowerCase(java.util.Locale.ROOT), url, driverClass, props, true, c);
+  }
+
+  /**
+   * A HikariCP pool of {@link #POOL_SIZE} connections, kept full, as every contender's.
+   *
+   * @param driverClass null for pgjdbc found by its URL
+   * @param autoCommit the auto-commit of the connections it lends
+   */
+  static HikariDataSource pool(String name, String url, String driverClass, Properties props,
+      boolean autoCommit, BenchCluster c) {
     HikariConfig hc = new HikariConfig();
-    hc.setPoolName("bench-" + name().toLowerCase(java.util.Locale.ROOT));
+    hc.setPoolName(name);
     hc.setJdbcUrl(url);
     if (driverClass != null) hc.setDriverClassName(driverClass);
     hc.setUsername(c.user());
@@ -120,6 +131,7 @@ public enum Contender {
     hc.setMinimumIdle(POOL_SIZE);
     hc.setConnectionTimeout(10_000);
     hc.setDataSourceProperties(props);
+    hc.setAutoCommit(autoCommit);
     return new HikariDataSource(hc);
   }
 

@@ -1,7 +1,6 @@
 package dev.omnium.bench;
 
 import com.sun.management.ThreadMXBean;
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -51,6 +50,8 @@ public final class Profile {
   private static final Duration SAMPLE_PERIOD = Duration.ofMillis(1);
   /** Turns each contender takes. */
   private static final int SLICES = 10;
+  /** Transactions per pool in each paired round of section 8b. */
+  private static final int BOUND_BLOCK = 50;
 
   private Profile() { }
 
@@ -122,6 +123,7 @@ public final class Profile {
     Path dir = Files.createTempDirectory("omnium-profile");
     double borrowNanos;
     Map<String, double[]> bound;
+    int boundRounds = Math.max(2, tx / 250);
     try (BenchCluster cluster = BenchCluster.start()) {
       try {
         for (Contender c : CONTENDERS) {
@@ -142,7 +144,7 @@ public final class Profile {
         }
         borrowNanos = borrowAndReturnNanos(cluster);
         bound = boundCost(cluster, open.get(Contender.REPLICA_POOL), open.get(Contender.OMNIUM_DRIVER), ids,
-            Math.max(2, tx / 250));
+            boundRounds);
       } finally {
         for (DataSource ds : open.values()) Contender.close(ds);
       }
@@ -157,7 +159,7 @@ public final class Profile {
       System.out.printf(Locale.ROOT, "[profile] %-18s %.2f µs CPU/tx, %.2f µs/tx in Java (%d samples), %.0f B/tx%n",
           c, ch.cpuMicrosPerTx(), ch.javaMicrosPerTx(), (long) ch.totalSamples, ch.bytesPerTx());
     }
-    String md = markdown(tx, charges, borrowNanos) + boundMarkdown(bound, Math.max(2, tx / 250));
+    String md = markdown(tx, charges, borrowNanos) + boundMarkdown(bound, boundRounds);
     System.out.println(md);
     if (out != null) {
       Files.createDirectories(out.toAbsolutePath().getParent());
@@ -203,9 +205,7 @@ public final class Profile {
         for (int i = 0; i < n; i++) pool.getConnection().close();
         rounds[r] = (THREADS.getCurrentThreadCpuTime() - cpu0) / (double) n;
       }
-      double[] measured = java.util.Arrays.copyOfRange(rounds, 2, rounds.length); // 2 to warm up
-      java.util.Arrays.sort(measured);
-      return measured[measured.length / 2];
+      return Interleaved.median(java.util.Arrays.copyOfRange(rounds, 2, rounds.length)); // 2 to warm up
     }
   }
 
@@ -217,8 +217,9 @@ public final class Profile {
 
   /**
    * What the limit (a) costs with each part of omnium's replica session settings, against (a)
-   * itself, in paired rounds (each a block of 50 transactions per pool, the order rotating), with
-   * (b) in the same rounds: the median per-round CPU difference and its 95% CI (rounds resampled).
+   * itself, in paired rounds (each a block of {@link #BOUND_BLOCK} transactions per pool, the
+   * order rotating), with (b) in the same rounds: the median per-round CPU difference and its 95%
+   * CI (rounds resampled).
    *
    * @return per variant: median, CI low, CI high (µs per transaction)
    */
@@ -239,15 +240,14 @@ public final class Profile {
         for (int i = 0; i < 2000; i++) Workloads.readTx(ds, ids[i & 4095]);
       }
       List<String> names = new java.util.ArrayList<>(pools.keySet());
-      int block = 50;
       double[][] cpu = new double[names.size()][rounds];
       for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < names.size(); k++) {
           int j = (r + k) % names.size();
           DataSource ds = pools.get(names.get(j));
           long cpu0 = THREADS.getCurrentThreadCpuTime();
-          for (int i = 0; i < block; i++) Workloads.readTx(ds, ids[(r * block + i) & 4095]);
-          cpu[j][r] = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1000.0 / block;
+          for (int i = 0; i < BOUND_BLOCK; i++) Workloads.readTx(ds, ids[(r * BOUND_BLOCK + i) & 4095]);
+          cpu[j][r] = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1000.0 / BOUND_BLOCK;
         }
       }
       Map<String, double[]> result = new LinkedHashMap<>();
@@ -268,15 +268,8 @@ public final class Profile {
 
   private static HikariDataSource replicaPool(BenchCluster cluster, String name, Properties props,
       boolean autoCommit) {
-    HikariConfig hc = new HikariConfig();
-    hc.setPoolName("bench-limit-" + name);
-    hc.setJdbcUrl("jdbc:postgresql://" + cluster.replica().hostPort() + "/" + cluster.database());
-    hc.setUsername(cluster.user());
-    hc.setMaximumPoolSize(Contender.POOL_SIZE);
-    hc.setMinimumIdle(Contender.POOL_SIZE);
-    hc.setDataSourceProperties(props);
-    hc.setAutoCommit(autoCommit);
-    return new HikariDataSource(hc);
+    return Contender.pool("bench-limit-" + name, "jdbc:postgresql://" + cluster.replica().hostPort() + "/"
+        + cluster.database(), null, props, autoCommit, cluster);
   }
 
   private static String boundMarkdown(Map<String, double[]> bound, int rounds) {
@@ -284,7 +277,7 @@ public final class Profile {
     b.append("### 8b. What omnium's replica session settings cost the limit\n\n");
     b.append("The limit (a) again, with one part of what omnium sets on its replica sessions at a time, against (a) ")
         .append("itself, and (b) in the same rounds: ").append(rounds).append(" paired rounds in one JVM, each a block of ")
-        .append("50 read-only transactions per pool, the order rotating. *CPU over (a)*: the median per-round difference ")
+        .append(BOUND_BLOCK).append(" read-only transactions per pool, the order rotating. *CPU over (a)*: the median per-round difference ")
         .append("in the measuring thread's CPU per transaction, with its 95% CI (rounds resampled). `socketTimeout` makes ")
         .append("every blocking read of the JDK's socket wait in `poll` with a timeout instead of without one.\n\n");
     b.append("| pool | CPU over (a) µs/tx | 95% CI |\n|---|---:|---:|\n");
