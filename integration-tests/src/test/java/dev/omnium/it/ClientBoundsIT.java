@@ -3,7 +3,6 @@ package dev.omnium.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
@@ -14,12 +13,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -41,8 +38,6 @@ class ClientBoundsIT {
     cluster = SANDBOX.cluster();
   }
 
-  /** Seconds a statement may take before it counts as hanging: far above the bound (2 s + 1 s). */
-  private static final long HANG_SECONDS = 60;
 
   @Test
   void fallbackReadsAndPrimaryWorkInFlightEndWhenThePrimaryFreezes() throws Exception {
@@ -66,10 +61,10 @@ class ClientBoundsIT {
       cluster.freeze(cluster.primary());
       frozen = true;
       long start = System.nanoTime();
-      Future<SQLException> fallback = pool.submit(() -> failureOf(read));
-      Future<SQLException> primary = pool.submit(() -> failureOf(write));
-      SQLException fe = within(fallback, "the fallback read");
-      SQLException pe = within(primary, "the primary statement");
+      Future<SQLException> fallback = pool.submit(() -> FrozenServers.failureOf(read));
+      Future<SQLException> primary = pool.submit(() -> FrozenServers.failureOf(write));
+      SQLException fe = FrozenServers.within(fallback, "the fallback read");
+      SQLException pe = FrozenServers.within(primary, "the primary statement");
       long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       System.out.println("FIGURE frozen primary, statementTimeout=2s + clientTimeoutMargin=1s:"
           + " fallback read and primary statement failed after " + millis + " ms ("
@@ -79,8 +74,8 @@ class ClientBoundsIT {
     } finally {
       if (frozen) cluster.thaw(cluster.primary());
       pool.shutdownNow();
-      closeQuietly(read);
-      closeQuietly(write);
+      FrozenServers.closeQuietly(read);
+      FrozenServers.closeQuietly(write);
     }
     // The lost sessions were evicted: new reads get fresh fallback sessions.
     Poll.until(Duration.ofSeconds(30), "fallback reads again after the thaw", () -> {
@@ -94,35 +89,5 @@ class ClientBoundsIT {
   private static void assertLost(SQLException e) {
     String state = e.getSQLState();
     assertTrue(state != null && state.startsWith("08"), e + " / " + state);
-  }
-
-  private static SQLException failureOf(Connection c) {
-    try {
-      Where.of(c);
-      return null;
-    } catch (SQLException e) {
-      return e;
-    }
-  }
-
-  private static SQLException within(Future<SQLException> f, String what) throws Exception {
-    try {
-      SQLException e = f.get(HANG_SECONDS, TimeUnit.SECONDS);
-      if (e == null) fail(what + " succeeded on a frozen primary");
-      return e;
-    } catch (TimeoutException hang) {
-      throw new AssertionError(what + " still hangs after " + HANG_SECONDS
-          + " s on a frozen primary");
-    } catch (ExecutionException e) {
-      throw new AssertionError(what + " failed unexpectedly", e.getCause());
-    }
-  }
-
-  private static void closeQuietly(Connection c) {
-    try {
-      c.close();
-    } catch (SQLException | RuntimeException ignored) {
-      // the session is gone
-    }
   }
 }
