@@ -13,8 +13,9 @@
 #      one JVM's compilation or one cluster's state does not move every round alike), writing
 #      benchmarks/results/<date>-interleaved.md,
 #   5. records where the client cost of a read-only transaction goes with Java Flight Recorder
-#      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md, and every allocation of one
-#      by site (Profile --sites, a JVM without TLABs), appended to it,
+#      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md, every allocation of one
+#      by site (Profile --sites, a JVM without TLABs), and the client's CPU kernel included with Linux perf's
+#      cpu-clock event (dev.omnium.bench.KernelProfile; says so where perf cannot record), both appended to it,
 #   6. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
 #      README's performance summary, benchmarks/results/README-performance.md, from the same files.
 # Expected duration on an idle 2-core machine: 15–21 minutes (JMH ~7, round trips ~1.5,
@@ -45,6 +46,7 @@ if [[ "${QUICK:-0}" == 1 ]]; then
   il_args=(--rounds 10 --block 20 --warm-rounds 2 --threads 1,4,16,64 --ryw-rounds 10 --forks 2)
   profile_args=(--tx 2000)
   alloc_args=(--tx 100)
+  kernel_args=(--rounds 10 --block 10 --warm-rounds 2)
   export OMNIUM_BENCH_WARM_ROUNDS=1
 else
   jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
@@ -52,6 +54,7 @@ else
   il_args=(--rounds 1200 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500 --forks 5)
   profile_args=(--tx 150000)
   alloc_args=(--tx 2000)
+  kernel_args=(--rounds 400 --block 50 --warm-rounds 40)
 fi
 jmh_args="${JMH_ARGS:-$jmh_default}"
 if [[ $# -gt 0 ]]; then jmh_args="$*"; fi
@@ -68,6 +71,9 @@ java -cp "$jar" dev.omnium.bench.Profile "${profile_args[@]}" --out "$results/$d
 # the exact allocation of each layer (every allocation recorded, no TLAB): appended to the profile
 java -XX:-UseTLAB -cp "$jar" dev.omnium.bench.Profile --sites "${alloc_args[@]}" --out "$results/$date-allocation.md"
 cat "$results/$date-allocation.md" >> "$results/$date-profile.md"
+# where the client's CPU goes with the kernel's frames (perf cpu-clock): appended to the profile too
+java -cp "$jar" dev.omnium.bench.KernelProfile "${kernel_args[@]}" --out "$results/$date-kernel.md"
+cat "$results/$date-kernel.md" >> "$results/$date-profile.md"
 echo "benchmarks: profile and allocation sites done after $((SECONDS - start)) s"
 java -cp "$jar" dev.omnium.bench.Report --results "$results/$date.json" --roundtrips "$results/$date-roundtrips.md" \
   --interleaved "$results/$date-interleaved.md" --profile "$results/$date-profile.md" \

@@ -5,7 +5,7 @@
 # with C1 only and a small serial heap: less JIT work on 2 cores, and the numbers do not matter here.
 # The throughput benchmark runs only at 16 threads here (1 and 4 threads run the same code), and the
 # routing decision only with its clock read (decideClockGiven is the same call minus System.nanoTime()).
-# About 1 minute more runs the interleaved runner, the JFR breakdown and the report on tiny inputs;
+# About 1 minute more runs the interleaved runner, the JFR and perf breakdowns and the report on tiny inputs;
 # last, the README's performance summary is checked against the committed results.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -31,12 +31,17 @@ OMNIUM_BENCH_WARM_ROUNDS=1 timeout 600 java -jar "$jar" \
 grep -E '^\[harness\]|^\[stale replica\]' "$out/jmh.log" || true
 java -cp "$jar" dev.omnium.bench.Report --check "$out/smoke.json" --expect "$expected"
 # The tools behind the full run keep working too: a few interleaved rounds at two thread counts (with
-# the read-your-writes pair) and a short JFR breakdown; then the report and the README block from them.
+# the read-your-writes pair), a short JFR breakdown and a short perf one (which says so where perf cannot
+# record); then the report and the README block from them.
 OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.Interleaved --rounds 2 --forks 2 --block 5 --warm-rounds 0 --threads 1,4 \
   --ryw-rounds 2 --out "$out/interleaved.md" > "$out/interleaved.log" 2>&1 || {
     tail -n 40 "$out/interleaved.log"; echo "benchmarks smoke: Interleaved failed" >&2; exit 1; }
 OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.Profile --tx 200 --out "$out/profile.md" > "$out/profile.log" 2>&1 || {
     tail -n 40 "$out/profile.log"; echo "benchmarks smoke: Profile failed" >&2; exit 1; }
+OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.KernelProfile --rounds 4 --block 5 --warm-rounds 1 \
+  --out "$out/kernel.md" > "$out/kernel.log" 2>&1 || {
+    tail -n 40 "$out/kernel.log"; echo "benchmarks smoke: KernelProfile failed" >&2; exit 1; }
+cat "$out/kernel.md" >> "$out/profile.md"
 java -cp "$jar" dev.omnium.bench.Report --results "$out/smoke.json" --interleaved "$out/interleaved.md" \
   --profile "$out/profile.md" --out "$out/performance.md" --readme-out "$out/README-performance.md" > /dev/null
 grep -q "throughput ≥ 0.97" "$out/README-performance.md" || {

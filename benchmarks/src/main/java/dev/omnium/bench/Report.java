@@ -47,7 +47,7 @@ public final class Report {
   private final List<Result> results;
   /** The Interleaved section (Markdown with machine-readable comments), or null. */
   private String interleaved;
-  /** The Profile section (JFR breakdown), or null. */
+  /** The Profile section (JFR breakdown, and perf's when recorded), or null. */
   private String profile;
 
   private Report(List<Result> results) {
@@ -295,7 +295,7 @@ public final class Report {
     b.append('\n');
 
     if (profile != null) {
-      b.append("## 8. Where omnium's extra client cost goes (JFR breakdown)\n\n");
+      b.append("## 8. Where omnium's extra client cost goes (JFR and perf breakdowns)\n\n");
       b.append(profile.replaceAll("(?m)^<!--.*-->\\R", "").replace("### Where", "### 8a. Where"));
     }
 
