@@ -18,8 +18,8 @@
 #      cpu-clock event (dev.omnium.bench.KernelProfile; says so where perf cannot record), both appended to it,
 #   6. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
 #      README's performance summary, benchmarks/results/README-performance.md, from the same files.
-# Expected duration on an idle 2-core machine: 15–21 minutes (JMH ~7, round trips ~1.5,
-# interleaved in 5 forks ~6, profile ~2; the run of 2026-12-02 08:13 UTC took 901 s, the one of 13:43 UTC, with the longer profile, 1255 s on a slower machine); more when other work shares the machine (QUICK=1 took 15 minutes on
+# Expected duration on an idle 2-core machine: 15–22 minutes (JMH ~8, round trips ~1.5,
+# interleaved in 5 forks ~10, profiles ~2; the run of 2026-12-02 08:13 UTC took 901 s, the one of 13:43 UTC, with the longer profile, 1255 s on a slower machine, the one of 18:22 UTC, with the perf profile, 1299 s); more when other work shares the machine (QUICK=1 took 15 minutes on
 # a machine shared by eight builds). Override the JMH settings
 # with JMH_ARGS="...", or pass a benchmark regex and JMH options as arguments (they replace the
 # defaults). QUICK=1: a short run of every step (a few minutes) to check the tooling, not to measure.
