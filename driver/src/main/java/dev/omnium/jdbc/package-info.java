@@ -25,7 +25,10 @@
  * work, {@code 40001} for a recovery conflict that could not be retried. No message, log line or
  * {@code toString()} contains a password.
  *
- * <p>Everything else in this package is package-private. The rules the driver keeps are in
+ * <p>Everything else in this package is package-private, but for one nested class,
+ * {@code DeadlineSockets.Factory}, which is public only because pgjdbc instantiates it by name
+ * (its {@code socketFactory} property, set by omnium on read sessions); applications do not use
+ * it. The rules the driver keeps are in
  * <a href="../../../../../../../docs/routing-contract.md">docs/routing-contract.md</a>; the
  * classes, threads and pools behind them in
  * <a href="../../../../../../../docs/architecture.md">docs/architecture.md</a> (links relative
