@@ -107,6 +107,7 @@ final class DeadlineSocket extends Socket {
   /** The socket's stream: marks each read while the watchdog keeps the timeout. */
   private final class Watched extends InputStream {
     private final InputStream in;
+    private final byte[] one = new byte[1]; // read(): one reader at a time, as on any socket
 
     Watched(InputStream in) {
       this.in = in;
@@ -128,7 +129,6 @@ final class DeadlineSocket extends Socket {
 
     @Override
     public int read() throws IOException {
-      byte[] one = new byte[1];
       int n = read(one, 0, 1);
       return n < 0 ? -1 : one[0] & 0xff;
     }
