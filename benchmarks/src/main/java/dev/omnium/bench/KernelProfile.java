@@ -2,7 +2,6 @@ package dev.omnium.bench;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,10 +10,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -252,8 +252,10 @@ public final class KernelProfile {
           + " three callers (µs/tx):\n\n");
       Map<String, Long> mine = byStack.get(k);
       Map<String, Long> base = byStack.get(0);
-      Map<String, Double> diff = new LinkedHashMap<>();
-      for (String s : union(mine, base)) {
+      Set<String> stacks = new HashSet<>(mine.keySet());
+      stacks.addAll(base.keySet());
+      Map<String, Double> diff = new HashMap<>();
+      for (String s : stacks) {
         diff.put(s, (mine.getOrDefault(s, 0L) - base.getOrDefault(s, 0L)) * usPerSample / ops);
       }
       diff.entrySet().stream().sorted((x, y) -> Double.compare(Math.abs(y.getValue()), Math.abs(x.getValue())))
@@ -265,12 +267,6 @@ public final class KernelProfile {
 
   private static String tag(Contender c) {
     return c.label().substring(0, 3);
-  }
-
-  private static List<String> union(Map<String, Long> a, Map<String, Long> b) {
-    List<String> keys = new ArrayList<>(a.keySet());
-    for (String k : b.keySet()) if (!a.containsKey(k)) keys.add(k);
-    return keys;
   }
 
   private static int contenderAt(long time, long[] starts, List<long[]> blocks) {

@@ -37,7 +37,9 @@ final class DeadlineSockets {
   }
 
   static void watch(DeadlineSocket s) {
-    SOCKETS.add(s);
+    // A socket watched before is in the thread's sleep already (it never sleeps past a bound):
+    // pgjdbc restores the timeout after every probe and validation, which needs no wake-up.
+    if (!SOCKETS.add(s)) return;
     Thread t;
     synchronized (DeadlineSockets.class) {
       if (thread == null) {
