@@ -38,7 +38,7 @@ OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.Interleaved --rounds
     tail -n 40 "$out/interleaved.log"; echo "benchmarks smoke: Interleaved failed" >&2; exit 1; }
 OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.Profile --tx 200 --out "$out/profile.md" > "$out/profile.log" 2>&1 || {
     tail -n 40 "$out/profile.log"; echo "benchmarks smoke: Profile failed" >&2; exit 1; }
-OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.KernelProfile --rounds 4 --block 5 --warm-rounds 1 \
+OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.KernelProfile --rounds 4 --block 5 --warm-rounds 1 --threads 1,2 \
   --out "$out/kernel.md" > "$out/kernel.log" 2>&1 || {
     tail -n 40 "$out/kernel.log"; echo "benchmarks smoke: KernelProfile failed" >&2; exit 1; }
 cat "$out/kernel.md" >> "$out/profile.md"

@@ -2,6 +2,7 @@ package dev.omnium.bench;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,8 +37,12 @@ import javax.sql.DataSource;
  * {@code perf script}. Where {@code perf} is missing or refuses, the section says so and nothing
  * fails.
  *
+ * <p>With {@code --threads 1,4} the rounds run once per count, each in a recording JVM of its own:
+ * at N threads each block is run by N threads at once, each its {@code --block} transactions,
+ * every one of them recorded; a sample is charged by its timestamp as at 1 thread.
+ *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.KernelProfile [--rounds 300]
- *     [--block 50] [--warm-rounds 40] [--out file.md]</pre>
+ *     [--block 50] [--warm-rounds 40] [--threads 1] [--out file.md]</pre>
  */
 public final class KernelProfile {
   private static final Contender[] CONTENDERS = {Contender.REPLICA_POOL, Contender.OMNIUM_DRIVER,
@@ -54,6 +63,7 @@ public final class KernelProfile {
     int rounds = 300;
     int block = 50;
     int warmRounds = 40;
+    int[] threadCounts = {1};
     Path out = null;
     Path record = null;
     for (int i = 0; i < args.length; i++) {
@@ -61,27 +71,41 @@ public final class KernelProfile {
         case "--rounds": rounds = Integer.parseInt(args[++i]); break;
         case "--block": block = Integer.parseInt(args[++i]); break;
         case "--warm-rounds": warmRounds = Integer.parseInt(args[++i]); break;
+        case "--threads":
+          threadCounts = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+          break;
         case "--out": out = Path.of(args[++i]); break;
         case "--record": record = Path.of(args[++i]); break;
         default: throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
     if (record != null) {
-      record(record, rounds, block, warmRounds);
+      record(record, rounds, block, warmRounds, threadCounts[0]);
       return;
     }
-    String md;
+    StringBuilder md = new StringBuilder("### 8d. Where the client's CPU goes, kernel included (perf)\n\n");
     String refused = perfRefusal();
+    if (refused == null) {
+      md.append(String.format(Locale.ROOT, "Case 1 interleaved again, for each thread count in a JVM of its own, the"
+          + " order of the contenders rotating, while Linux `perf record -e cpu-clock -F %d -g` samples every measuring"
+          + " thread (a timer event: it sees the kernel's frames too, also on a VM without hardware counters). At N"
+          + " threads each block runs N threads at once. Each sample is charged to the contender whose block ran at"
+          + " its timestamp, and to where it was: kernel frames (the timer that a poll with a timeout sets and"
+          + " cancels; the sleep and wake-up of a poll that waits; the rest of the socket work), Java code by its"
+          + " class's library, or the JVM's and native libraries' own code. *µs/tx*: samples × the sampling period ÷"
+          + " transactions. Sampling costs kernel time of its own, so the totals are above the unprofiled CPU per"
+          + " transaction: read the differences between contenders. The kernel rows move by a few µs from one JVM"
+          + " and cluster to the next, (d) included; the Java rows do not.%n%n", HZ));
+    }
     if (refused != null) {
-      md = "### 8d. Where the client's CPU goes, kernel included (perf)\n\nNot recorded in this run: "
-          + refused + ".\n";
+      md.append("Not recorded in this run: ").append(refused).append(".\n");
     } else {
-      md = measure(rounds, block, warmRounds);
+      for (int threads : threadCounts) md.append(measure(rounds, block, warmRounds, threads));
     }
     System.out.println(md);
     if (out != null) {
       Files.createDirectories(out.toAbsolutePath().getParent());
-      Files.writeString(out, md);
+      Files.writeString(out, md.toString());
       System.out.println("written to " + out);
     }
   }
@@ -107,19 +131,21 @@ public final class KernelProfile {
     }
   }
 
-  private static String measure(int rounds, int block, int warmRounds) throws Exception {
+  private static String measure(int rounds, int block, int warmRounds, int threads) throws Exception {
     Path dir = Files.createTempDirectory("omnium-kernel-profile");
     try {
       String java = ProcessHandle.current().info().command().orElse("java");
-      List<String> cmd = new ArrayList<>(List.of(java, "-XX:+UnlockDiagnosticVMOptions",
-          "-XX:+DumpPerfMapAtExit", "-XX:+PreserveFramePointer", "-cp", System.getProperty("java.class.path"),
-          KernelProfile.class.getName(), "--record", dir.toString(), "--rounds", Integer.toString(rounds),
-          "--block", Integer.toString(block), "--warm-rounds", Integer.toString(warmRounds)));
+      List<String> cmd = new ArrayList<>(List.of(java));
+      cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments()); // the run's heap settings
+      cmd.addAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-XX:+PreserveFramePointer",
+          "-cp", System.getProperty("java.class.path"), KernelProfile.class.getName(), "--record", dir.toString(),
+          "--rounds", Integer.toString(rounds), "--block", Integer.toString(block),
+          "--warm-rounds", Integer.toString(warmRounds), "--threads", Integer.toString(threads)));
       int rc = new ProcessBuilder(cmd).inheritIO().start().waitFor();
       if (rc != 0) throw new IllegalStateException("the recording JVM failed: exit " + rc);
       long pid = Long.parseLong(Files.readString(dir.resolve("pid")).trim());
       try {
-        return report(dir, rounds, block);
+        return report(dir, rounds, block, threads);
       } finally {
         Files.deleteIfExists(Path.of("/tmp/perf-" + pid + ".map"));
       }
@@ -131,12 +157,20 @@ public final class KernelProfile {
     }
   }
 
-  /** The child JVM: the interleaved rounds, recorded. Writes pid, blocks.txt and perf.data into {@code dir}. */
-  private static void record(Path dir, int rounds, int block, int warmRounds) throws Exception {
-    long tid = Long.parseLong(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
+  /**
+   * The child JVM: the interleaved rounds, recorded. Writes pid, blocks.txt and perf.data into
+   * {@code dir}. One thread runs the blocks itself; N threads are a crew that runs each block
+   * together, each its share, the block's window from the first start to the last end.
+   */
+  private static void record(Path dir, int rounds, int block, int warmRounds, int threads) throws Exception {
     Files.writeString(dir.resolve("pid"), Long.toString(ProcessHandle.current().pid()));
     int[] ids = Workloads.ids(0x5eed, 4096);
     int n = CONTENDERS.length;
+    ExecutorService crew = Executors.newFixedThreadPool(threads, r -> {
+      Thread t = new Thread(r, "kernel-profile");
+      t.setDaemon(true);
+      return t;
+    });
     try (BenchCluster cluster = BenchCluster.start()) {
       DataSource[] sources = new DataSource[n];
       try {
@@ -145,14 +179,13 @@ public final class KernelProfile {
           Workloads.awaitReadsOn(sources[k], "replica", Duration.ofSeconds(30), CONTENDERS[k].name());
           Workloads.warm(sources[k], Contender.POOL_SIZE, Workloads.WARM_ROUNDS);
         }
-        int i = 0;
+        String tids = crewTids(crew, threads);
+        int[] next = {0};
         for (int r = 0; r < warmRounds; r++) {
-          for (int k = 0; k < n; k++) {
-            for (int j = 0; j < block; j++) Workloads.readTx(sources[k], ids[i++ & 4095]);
-          }
+          for (int k = 0; k < n; k++) runBlock(crew, threads, sources[k], block, ids, next);
         }
         Process perf = new ProcessBuilder("perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e", "cpu-clock",
-            "-F", Integer.toString(HZ), "-g", "-t", Long.toString(tid), "-o", dir.resolve("perf.data").toString())
+            "-F", Integer.toString(HZ), "-g", "-t", tids, "-o", dir.resolve("perf.data").toString())
             .inheritIO().start();
         Thread.sleep(500); // perf attaches
         StringBuilder blocks = new StringBuilder();
@@ -160,7 +193,7 @@ public final class KernelProfile {
           for (int q = 0; q < n; q++) {
             int k = (q + r) % n;
             long t0 = System.nanoTime();
-            for (int j = 0; j < block; j++) Workloads.readTx(sources[k], ids[i++ & 4095]);
+            runBlock(crew, threads, sources[k], block, ids, next);
             blocks.append(k).append(' ').append(t0).append(' ').append(System.nanoTime()).append('\n');
           }
         }
@@ -175,11 +208,44 @@ public final class KernelProfile {
           if (ds != null) Contender.close(ds);
         }
       }
+    } finally {
+      crew.shutdownNow();
     }
   }
 
+  /** The Linux thread ids of every crew thread, comma-separated, as {@code perf record -t} takes them. */
+  private static String crewTids(ExecutorService crew, int threads) throws Exception {
+    CountDownLatch all = new CountDownLatch(threads); // holds each task until every thread has one
+    List<Future<String>> tids = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      tids.add(crew.submit(() -> {
+        all.countDown();
+        all.await();
+        return Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
+      }));
+    }
+    List<String> out = new ArrayList<>();
+    for (Future<String> f : tids) out.add(f.get());
+    return String.join(",", out);
+  }
+
+  /** One block: {@code block} read-only transactions on each crew thread. */
+  private static void runBlock(ExecutorService crew, int threads, DataSource ds, int block, int[] ids,
+      int[] next) throws Exception {
+    List<Future<?>> parts = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int from = next[0];
+      next[0] += block;
+      parts.add(crew.submit(() -> {
+        for (int j = 0; j < block; j++) Workloads.readTx(ds, ids[(from + j) & 4095]);
+        return null;
+      }));
+    }
+    for (Future<?> f : parts) f.get();
+  }
+
   /** Reads the samples with {@code perf script} and charges them to contenders and categories. */
-  private static String report(Path dir, int rounds, int block) throws Exception {
+  private static String report(Path dir, int rounds, int block, int threads) throws Exception {
     List<long[]> blocks = new ArrayList<>();
     for (String line : Files.readAllLines(dir.resolve("blocks.txt"))) {
       String[] f = line.split(" ");
@@ -216,18 +282,12 @@ public final class KernelProfile {
       }
     }
     if (script.waitFor() != 0) throw new IllegalStateException("perf script failed: exit " + script.exitValue());
-    double ops = (double) rounds * block;
+    double ops = (double) rounds * block * threads;
     double usPerSample = 1e6 / HZ;
     StringBuilder b = new StringBuilder();
-    b.append("### 8d. Where the client's CPU goes, kernel included (perf)\n\n");
-    b.append(String.format(Locale.ROOT, "Case 1 interleaved again in a JVM of its own: %d rounds of %d read-only transactions per"
-        + " contender, 1 thread, the order rotating, while Linux `perf record -e cpu-clock -F %d -g` samples the measuring"
-        + " thread (a timer event: it sees the kernel's frames too, also on a VM without hardware counters). Each sample is"
-        + " charged to the contender whose block ran at its timestamp, and to where it was: kernel frames (the timer that"
-        + " a poll with a timeout sets and cancels; the sleep and wake-up of a poll that waits; the rest of the socket"
-        + " work), Java code by its class's library, or the JVM's and native libraries' own code. *µs/tx*: samples ×"
-        + " the sampling period ÷ transactions. Sampling costs the kernel time of its own, so the totals are above the"
-        + " unprofiled CPU per transaction: read the differences between contenders.%n%n", rounds, block, HZ));
+    b.append(threads == 1 ? "#### 1 thread\n\n" : "#### " + threads + " threads\n\n");
+    b.append(String.format(Locale.ROOT, "%d rounds of %d read-only transactions per contender and thread.%n%n",
+        rounds, block));
     b.append("| where |");
     for (Contender c : CONTENDERS) b.append(' ').append(c.label()).append(" µs/tx |");
     for (int k = 1; k < n; k++) b.append(' ').append(tag(CONTENDERS[k])).append(" over (a) |");
