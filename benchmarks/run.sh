@@ -9,17 +9,21 @@
 #      writing benchmarks/results/<date>-roundtrips.md,
 #   4. runs case 1 with the contenders interleaved in paired rounds at 1, 4, 16 and 64 threads, and write
 #      transactions with readYourWrites=thread against off (dev.omnium.bench.Interleaved: drifting load
-#      cancels out of the ratios; the rounds spread over 5 forks, each a JVM and a cluster of its own, so that
+#      cancels out of the ratios; the rounds spread over 8 forks, each a JVM and a cluster of its own, so that
 #      one JVM's compilation or one cluster's state does not move every round alike), writing
 #      benchmarks/results/<date>-interleaved.md,
 #   5. records where the client cost of a read-only transaction goes with Java Flight Recorder
 #      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md, every allocation of one
 #      by site (Profile --sites, a JVM without TLABs), and the client's CPU kernel included with Linux perf's
-#      cpu-clock event (dev.omnium.bench.KernelProfile; says so where perf cannot record), both appended to it,
+#      cpu-clock event at 1 and 4 threads (dev.omnium.bench.KernelProfile; says so where perf cannot
+#      record), both appended to it,
 #   6. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
 #      README's performance summary, benchmarks/results/README-performance.md, from the same files.
-# Expected duration on an idle 2-core machine: 15–22 minutes (JMH ~8, round trips ~1.5,
-# interleaved in 5 forks ~10, profiles ~2; the run of 2026-12-02 08:13 UTC took 901 s, the one of 13:43 UTC, with the longer profile, 1255 s on a slower machine, the one of 18:22 UTC, with the perf profile, 1299 s); more when other work shares the machine (QUICK=1 took 15 minutes on
+# The measuring JVMs (JMH's forks too) run with a fixed, pre-touched heap: a growing heap's first
+# touch of each page is a page fault, about one per two transactions here, whose kernel time lands on
+# whichever contender happened to allocate then; a long-running service's heap has long been touched.
+# Expected duration on an idle 2-core machine: 17–25 minutes (JMH ~8, round trips ~1.5,
+# interleaved in 8 forks ~11, profiles ~3; the run of 2026-12-02 08:13 UTC took 901 s, the one of 13:43 UTC, with the longer profile, 1255 s on a slower machine, the one of 18:22 UTC, with the perf profile, 1299 s); more when other work shares the machine (QUICK=1 took 15 minutes on
 # a machine shared by eight builds). Override the JMH settings
 # with JMH_ARGS="...", or pass a benchmark regex and JMH options as arguments (they replace the
 # defaults). QUICK=1: a short run of every step (a few minutes) to check the tooling, not to measure.
@@ -46,17 +50,18 @@ if [[ "${QUICK:-0}" == 1 ]]; then
   il_args=(--rounds 10 --block 20 --warm-rounds 2 --threads 1,4,16,64 --ryw-rounds 10 --forks 2)
   profile_args=(--tx 2000)
   alloc_args=(--tx 100)
-  kernel_args=(--rounds 10 --block 10 --warm-rounds 2)
+  kernel_args=(--rounds 10 --block 10 --warm-rounds 2 --threads 1,4)
   export OMNIUM_BENCH_WARM_ROUNDS=1
 else
   jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
   rt_args=(--tx 1000)
-  il_args=(--rounds 1200 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500 --forks 5)
+  il_args=(--rounds 1200 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500 --forks 8)
   profile_args=(--tx 150000)
   alloc_args=(--tx 2000)
-  kernel_args=(--rounds 400 --block 50 --warm-rounds 40)
+  kernel_args=(--rounds 400 --block 50 --warm-rounds 40 --threads 1,4)
 fi
 jmh_args="${JMH_ARGS:-$jmh_default}"
+heap=(-Xms2g -Xmx2g -XX:+AlwaysPreTouch)
 if [[ $# -gt 0 ]]; then jmh_args="$*"; fi
 start=$SECONDS
 # shellcheck disable=SC2086
@@ -65,14 +70,14 @@ echo "benchmarks: JMH done after $((SECONDS - start)) s"
 rt=0
 java -cp "$jar" dev.omnium.bench.RoundTrips "${rt_args[@]}" --out "$results/$date-roundtrips.md" || rt=$?
 echo "benchmarks: round trips done after $((SECONDS - start)) s"
-java -cp "$jar" dev.omnium.bench.Interleaved "${il_args[@]}" --out "$results/$date-interleaved.md"
+java "${heap[@]}" -cp "$jar" dev.omnium.bench.Interleaved "${il_args[@]}" --out "$results/$date-interleaved.md"
 echo "benchmarks: interleaved done after $((SECONDS - start)) s"
-java -cp "$jar" dev.omnium.bench.Profile "${profile_args[@]}" --out "$results/$date-profile.md"
+java "${heap[@]}" -cp "$jar" dev.omnium.bench.Profile "${profile_args[@]}" --out "$results/$date-profile.md"
 # the exact allocation of each layer (every allocation recorded, no TLAB): appended to the profile
-java -XX:-UseTLAB -cp "$jar" dev.omnium.bench.Profile --sites "${alloc_args[@]}" --out "$results/$date-allocation.md"
+java "${heap[@]}" -XX:-UseTLAB -cp "$jar" dev.omnium.bench.Profile --sites "${alloc_args[@]}" --out "$results/$date-allocation.md"
 cat "$results/$date-allocation.md" >> "$results/$date-profile.md"
 # where the client's CPU goes with the kernel's frames (perf cpu-clock): appended to the profile too
-java -cp "$jar" dev.omnium.bench.KernelProfile "${kernel_args[@]}" --out "$results/$date-kernel.md"
+java "${heap[@]}" -cp "$jar" dev.omnium.bench.KernelProfile "${kernel_args[@]}" --out "$results/$date-kernel.md"
 cat "$results/$date-kernel.md" >> "$results/$date-profile.md"
 echo "benchmarks: profile and allocation sites done after $((SECONDS - start)) s"
 java -cp "$jar" dev.omnium.bench.Report --results "$results/$date.json" --roundtrips "$results/$date-roundtrips.md" \
