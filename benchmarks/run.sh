@@ -23,7 +23,7 @@
 # touch of each page is a page fault, about one per two transactions here, whose kernel time lands on
 # whichever contender happened to allocate then; a long-running service's heap has long been touched.
 # Expected duration on an idle 2-core machine: 17–25 minutes (JMH ~8, round trips ~1.5,
-# interleaved in 8 forks ~11, profiles ~3; the run of 2026-12-02 08:13 UTC took 901 s, the one of 13:43 UTC, with the longer profile, 1255 s on a slower machine, the one of 18:22 UTC, with the perf profile, 1299 s); more when other work shares the machine (QUICK=1 took 15 minutes on
+# interleaved in 8 forks ~11, profiles ~3; the run of 2026-12-02 08:13 UTC took 901 s, the one of 13:43 UTC, with the longer profile, 1255 s on a slower machine, the one of 18:22 UTC, with the perf profile, 1299 s, the one of 20:24 UTC, with 8 forks and perf at 4 threads too, 1423 s); more when other work shares the machine (QUICK=1 took 15 minutes on
 # a machine shared by eight builds). Override the JMH settings
 # with JMH_ARGS="...", or pass a benchmark regex and JMH options as arguments (they replace the
 # defaults). QUICK=1: a short run of every step (a few minutes) to check the tooling, not to measure.
