@@ -1,6 +1,7 @@
 package dev.omnium.bench;
 
 import com.sun.management.ThreadMXBean;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,6 +109,30 @@ public final class Interleaved {
       long t1 = System.nanoTime();
       return new Block(t1 - t0, THREADS.getCurrentThreadCpuTime() - cpu0,
           THREADS.getThreadAllocatedBytes(id) - alloc0, ops);
+    }
+
+    /**
+     * The Linux ids of the threads that run this crew's blocks, comma-separated as
+     * {@code perf record -t} takes them: the caller's own at 1 thread (see {@link #run}).
+     */
+    String linuxThreadIds() throws Exception {
+      if (threads == 1) return linuxThreadId();
+      CountDownLatch all = new CountDownLatch(threads); // holds each task until every thread has one
+      List<Future<String>> ids = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        ids.add(pool.submit(() -> {
+          all.countDown();
+          all.await();
+          return linuxThreadId();
+        }));
+      }
+      List<String> out = new ArrayList<>();
+      for (Future<String> f : ids) out.add(f.get());
+      return String.join(",", out);
+    }
+
+    private static String linuxThreadId() throws IOException {
+      return Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
     }
 
     @Override

@@ -16,10 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -86,7 +82,9 @@ public final class KernelProfile {
     }
     StringBuilder md = new StringBuilder("### 8d. Where the client's CPU goes, kernel included (perf)\n\n");
     String refused = perfRefusal();
-    if (refused == null) {
+    if (refused != null) {
+      md.append("Not recorded in this run: ").append(refused).append(".\n");
+    } else {
       md.append(String.format(Locale.ROOT, "Case 1 interleaved again, for each thread count in a JVM of its own, the"
           + " order of the contenders rotating, while Linux `perf record -e cpu-clock -F %d -g` samples every measuring"
           + " thread (a timer event: it sees the kernel's frames too, also on a VM without hardware counters). At N"
@@ -97,10 +95,6 @@ public final class KernelProfile {
           + " transactions. Sampling costs kernel time of its own, so the totals are above the unprofiled CPU per"
           + " transaction: read the differences between contenders. The kernel rows move by a few µs from one JVM"
           + " and cluster to the next, (d) included; the Java rows do not.%n%n", HZ));
-    }
-    if (refused != null) {
-      md.append("Not recorded in this run: ").append(refused).append(".\n");
-    } else {
       for (int threads : threadCounts) md.append(measure(rounds, block, warmRounds, threads));
     }
     System.out.println(md);
@@ -160,19 +154,16 @@ public final class KernelProfile {
 
   /**
    * The child JVM: the interleaved rounds, recorded. Writes pid, blocks.txt and perf.data into
-   * {@code dir}. One thread runs the blocks itself; N threads are a crew that runs each block
-   * together, each its share, the block's window from the first start to the last end.
+   * {@code dir}. The blocks run on {@link Interleaved.Crew}, as in the interleaved runner: at N
+   * threads each thread runs {@code block} transactions, started together.
    */
   private static void record(Path dir, int rounds, int block, int warmRounds, int threads) throws Exception {
     Files.writeString(dir.resolve("pid"), Long.toString(ProcessHandle.current().pid()));
     int[] ids = Workloads.ids(0x5eed, 4096);
     int n = CONTENDERS.length;
-    ExecutorService crew = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "kernel-profile");
-      t.setDaemon(true);
-      return t;
-    });
-    try (BenchCluster cluster = BenchCluster.start()) {
+    Interleaved.Crew.Op readTx = (ds, i) -> Workloads.readTx(ds, ids[i & 4095]);
+    try (Interleaved.Crew crew = new Interleaved.Crew(threads);
+         BenchCluster cluster = BenchCluster.start()) {
       DataSource[] sources = new DataSource[n];
       try {
         for (int k = 0; k < n; k++) {
@@ -180,10 +171,10 @@ public final class KernelProfile {
           Workloads.awaitReadsOn(sources[k], "replica", Duration.ofSeconds(30), CONTENDERS[k].name());
           Workloads.warm(sources[k], Contender.POOL_SIZE, Workloads.WARM_ROUNDS);
         }
-        String tids = crewTids(crew, threads);
-        int[] next = {0};
+        String tids = crew.linuxThreadIds();
+        int i = 0;
         for (int r = 0; r < warmRounds; r++) {
-          for (int k = 0; k < n; k++) runBlock(crew, threads, sources[k], block, ids, next);
+          for (int k = 0; k < n; k++, i += threads * block) crew.run(sources[k], block, i, readTx);
         }
         Process perf = new ProcessBuilder("perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e", "cpu-clock",
             "-F", Integer.toString(HZ), "-g", "-t", tids, "-o", dir.resolve("perf.data").toString())
@@ -194,7 +185,8 @@ public final class KernelProfile {
           for (int q = 0; q < n; q++) {
             int k = (q + r) % n;
             long t0 = System.nanoTime();
-            runBlock(crew, threads, sources[k], block, ids, next);
+            crew.run(sources[k], block, i, readTx);
+            i += threads * block;
             blocks.append(k).append(' ').append(t0).append(' ').append(System.nanoTime()).append('\n');
           }
         }
@@ -209,40 +201,7 @@ public final class KernelProfile {
           if (ds != null) Contender.close(ds);
         }
       }
-    } finally {
-      crew.shutdownNow();
     }
-  }
-
-  /** The Linux thread ids of every crew thread, comma-separated, as {@code perf record -t} takes them. */
-  private static String crewTids(ExecutorService crew, int threads) throws Exception {
-    CountDownLatch all = new CountDownLatch(threads); // holds each task until every thread has one
-    List<Future<String>> tids = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      tids.add(crew.submit(() -> {
-        all.countDown();
-        all.await();
-        return Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
-      }));
-    }
-    List<String> out = new ArrayList<>();
-    for (Future<String> f : tids) out.add(f.get());
-    return String.join(",", out);
-  }
-
-  /** One block: {@code block} read-only transactions on each crew thread. */
-  private static void runBlock(ExecutorService crew, int threads, DataSource ds, int block, int[] ids,
-      int[] next) throws Exception {
-    List<Future<?>> parts = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      int from = next[0];
-      next[0] += block;
-      parts.add(crew.submit(() -> {
-        for (int j = 0; j < block; j++) Workloads.readTx(ds, ids[(from + j) & 4095]);
-        return null;
-      }));
-    }
-    for (Future<?> f : parts) f.get();
   }
 
   /** Reads the samples with {@code perf script} and charges them to contenders and categories. */

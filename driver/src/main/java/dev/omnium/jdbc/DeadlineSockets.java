@@ -130,34 +130,32 @@ final class DeadlineSockets {
 
     @Override
     public Socket createSocket(String host, int port) throws IOException {
-      return connected(new InetSocketAddress(host, port));
+      return connected(new InetSocketAddress(host, port), null);
     }
 
     @Override
     public Socket createSocket(String host, int port, InetAddress localHost, int localPort)
         throws IOException {
-      Socket s = createSocket();
-      s.bind(new InetSocketAddress(localHost, localPort));
-      s.connect(new InetSocketAddress(host, port));
-      return s;
+      return connected(new InetSocketAddress(host, port),
+          new InetSocketAddress(localHost, localPort));
     }
 
     @Override
     public Socket createSocket(InetAddress host, int port) throws IOException {
-      return connected(new InetSocketAddress(host, port));
+      return connected(new InetSocketAddress(host, port), null);
     }
 
     @Override
     public Socket createSocket(InetAddress address, int port, InetAddress localAddress,
         int localPort) throws IOException {
-      Socket s = createSocket();
-      s.bind(new InetSocketAddress(localAddress, localPort));
-      s.connect(new InetSocketAddress(address, port));
-      return s;
+      return connected(new InetSocketAddress(address, port),
+          new InetSocketAddress(localAddress, localPort));
     }
 
-    private Socket connected(InetSocketAddress to) throws IOException {
+    /** A new socket, bound to {@code local} unless null, connected to {@code to}. */
+    private Socket connected(InetSocketAddress to, InetSocketAddress local) throws IOException {
       Socket s = createSocket();
+      if (local != null) s.bind(local);
       s.connect(to);
       return s;
     }
