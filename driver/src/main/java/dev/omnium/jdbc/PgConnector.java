@@ -4,9 +4,13 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.postgresql.Driver;
@@ -45,6 +49,8 @@ final class PgConnector implements DataSource {
   private volatile int loginTimeoutSeconds;
   /** Set when the router closes: nothing waits for a connect in flight, nothing new is kept. */
   private volatile boolean closing;
+  /** A pool's connector: the sessions it opened, held weakly ({@link #feedingPool()}); or null. */
+  private volatile Set<Connection> opened;
 
   PgConnector(String url, Properties props, String description) {
     this(url, props, description, false);
@@ -96,11 +102,13 @@ final class PgConnector implements DataSource {
       p.putAll(props);
       p.setProperty("loginTimeout", Integer.toString(login));
     }
-    if (primaryCandidates != null) return connectPrimary(p);
-    Connection c = PG.connect(url, p);
+    Connection c = primaryCandidates != null ? connectPrimary(p) : PG.connect(url, p);
     if (c == null) {
       throw new SQLException("omnium: pgjdbc refused the URL for " + description, "08001");
     }
+    Set<Connection> sessions = opened;
+    // before reading closing: a sweep that misses this session has set closing before it looked
+    if (sessions != null) sessions.add(c);
     if (closing) {
       // A pool's connect that was in flight when it shut down: its pool would drop it unclosed.
       c.close();
@@ -122,6 +130,41 @@ final class PgConnector implements DataSource {
    */
   void closing() {
     closing = true;
+  }
+
+  /**
+   * Makes this the connector of an internal pool: it remembers the sessions it opens (weakly), so
+   * that {@link #closeUnpooled()} can close those its pool never took in.
+   *
+   * @return this connector
+   */
+  PgConnector feedingPool() {
+    opened = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+    return this;
+  }
+
+  /**
+   * After {@link #closing()} and the shutdown of its pool: closes every session this connector
+   * opened that is still open. HikariCP (7.0) drops a session whose setup ends after its shutdown
+   * without closing it ("ConcurrentBag has been closed, ignoring add()"); the server would keep it
+   * until the garbage collector found it. Sessions the pool lent are closed (or aborted) by its
+   * shutdown already, as HikariCP does for every pool.
+   */
+  void closeUnpooled() {
+    Set<Connection> sessions = opened;
+    if (sessions == null) return;
+    List<Connection> open;
+    synchronized (sessions) {
+      open = new ArrayList<>(sessions);
+      sessions.clear();
+    }
+    for (Connection c : open) {
+      try {
+        if (!c.isClosed()) c.close();
+      } catch (SQLException | RuntimeException ignored) {
+        // its socket is closed either way: nothing else to do for a session nobody holds
+      }
+    }
   }
 
   private Connection connectPrimary(Properties p) throws SQLException {

@@ -65,6 +65,7 @@ final class Router implements AutoCloseable, RouterMXBean {
     this.credentials = new RouterCredentials(config);
 
     PgConnector primaryConnector = connector(Route.PRIMARY, config.primaryUrl(), app + " primary");
+    if (pooledPrimary) primaryConnector.feedingPool();
     this.primary = pooledPrimary
         ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, Route.PRIMARY,
             primaryConnector, config.primaryPoolSize(), config.primaryPoolSize(),
@@ -73,7 +74,7 @@ final class Router implements AutoCloseable, RouterMXBean {
         : PrimarySource.direct(primaryConnector);
 
     this.fallback = Pools.create(app + "-fallback-" + id, Route.FALLBACK,
-        connector(Route.FALLBACK, config.primaryUrl(), app + " fallback"),
+        connector(Route.FALLBACK, config.primaryUrl(), app + " fallback").feedingPool(),
         config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
     this.fallbackBudget = FallbackBudget.join(config);
 
@@ -89,7 +90,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       HostSpec h = hosts.get(i);
       String name = h.toString();
       String url = config.replicaUrl(h);
-      PgConnector pooled = connector(Route.REPLICA, url, app + " replica " + name);
+      PgConnector pooled = connector(Route.REPLICA, url, app + " replica " + name).feedingPool();
       PgConnector watching = connector(Route.WATCHER, url, app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
           config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
@@ -305,6 +306,7 @@ final class Router implements AutoCloseable, RouterMXBean {
     fallback.close();
     fallbackBudget.leave();
     primary.close();
+    credentials.closeUnpooled();
     if (objectName != null) {
       try {
         ManagementFactory.getPlatformMBeanServer().unregisterMBean(objectName);

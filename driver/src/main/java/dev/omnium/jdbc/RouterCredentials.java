@@ -29,6 +29,11 @@ final class RouterCredentials {
     for (Tracked t : connectors) t.connector().closing();
   }
 
+  /** Router close, once its pools have shut down: see {@link PgConnector#closeUnpooled()}. */
+  void closeUnpooled() {
+    for (Tracked t : connectors) t.connector().closeUnpooled();
+  }
+
   /** Makes {@code latest}'s credentials those of every new physical connection; cheap if equal. */
   void use(OmniumConfig latest) {
     Object key = latest.secretsKey();
