@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.postgresql.Driver;
@@ -49,6 +50,8 @@ final class PgConnector implements DataSource {
   private volatile int loginTimeoutSeconds;
   /** Set when the router closes: nothing waits for a connect in flight, nothing new is kept. */
   private volatile boolean closing;
+  /** Connects under way, for {@link #getLoginTimeout()} once closing. */
+  private final AtomicInteger connecting = new AtomicInteger();
   /** A pool's connector: the sessions it opened, held weakly ({@link #feedingPool()}); or null. */
   private volatile Set<Connection> opened;
 
@@ -95,6 +98,17 @@ final class PgConnector implements DataSource {
   }
 
   Connection connect() throws SQLException {
+    connecting.incrementAndGet();
+    try {
+      // after counting itself: getLoginTimeout either sees this connect or it sees closing here
+      if (closing) throw new SQLException("omnium: " + description + " is closed", "08003");
+      return open();
+    } finally {
+      connecting.decrementAndGet();
+    }
+  }
+
+  private Connection open() throws SQLException {
     Properties p = props;
     int login = loginTimeoutSeconds;
     if (login > 0 && p.getProperty("loginTimeout") == null) {
@@ -125,8 +139,8 @@ final class PgConnector implements DataSource {
 
   /**
    * The router closes: HikariCP's shutdown waits {@link #getLoginTimeout()} for connects in flight
-   * (seconds when a server is down or frozen); from now on it waits for none, and a connect that
-   * completes later closes its session at once.
+   * (seconds when a server is down or frozen); from now on it waits for none, no connect starts,
+   * and one that completes later closes its session at once.
    */
   void closing() {
     closing = true;
@@ -211,7 +225,17 @@ final class PgConnector implements DataSource {
   @Override public PrintWriter getLogWriter() { return null; }
   @Override public void setLogWriter(PrintWriter out) { }
   @Override public void setLoginTimeout(int seconds) { loginTimeoutSeconds = seconds; }
-  @Override public int getLoginTimeout() { return closing ? 0 : loginTimeoutSeconds; }
+  /**
+   * Once closing, HikariCP's shutdown waits this long for its session adder: 0 while a connect is
+   * under way (it may hang on a frozen server), else 1, which returns as soon as the idle adder
+   * thread has ended (with 0 HikariCP logs "Timed-out waiting for add connection executor to
+   * shutdown" on a close soon after any add).
+   */
+  @Override
+  public int getLoginTimeout() {
+    if (!closing) return loginTimeoutSeconds;
+    return connecting.get() == 0 ? 1 : 0;
+  }
   @Override public Logger getParentLogger() { return Logger.getLogger("dev.omnium.jdbc"); }
 
   @Override
