@@ -55,7 +55,7 @@ if [[ "${QUICK:-0}" == 1 ]]; then
 else
   jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
   rt_args=(--tx 1000)
-  il_args=(--rounds 1200 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500 --forks 8)
+  il_args=(--rounds 2400 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500 --forks 8)
   profile_args=(--tx 150000)
   alloc_args=(--tx 2000)
   kernel_args=(--rounds 400 --block 50 --warm-rounds 40 --threads 1,4)
