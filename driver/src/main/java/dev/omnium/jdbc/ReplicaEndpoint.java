@@ -19,7 +19,12 @@ final class ReplicaEndpoint {
   final HikariDataSource pool;
   /** The pool's size while the server is a standby; 0 idle sessions kept while it is a primary. */
   private final int size;
+  /**
+   * Connections lent, for the least-loaded pick among several replicas; not kept with a single
+   * replica, where nothing reads it (two atomic updates per read that every core would share).
+   */
   private final AtomicInteger inUse = new AtomicInteger();
+  private final boolean countsLoad;
   /**
    * Lent connections, so a black-holed replica's in-flight reads can be cut loose
    * (docs/routing-contract.md, rule 9).
@@ -32,13 +37,17 @@ final class ReplicaEndpoint {
    * @param size the number of idle sessions kept while the server is a standby
    */
   ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size) {
-    this(name, watcher, pool, size, null);
+    this(name, watcher, pool, size, true, null);
   }
 
-  /** @param onPromoted also run when the server turns out to be a primary (the router's part) */
+  /**
+   * @param countsLoad whether {@link #inUse()} is kept (the router has more than one replica)
+   * @param onPromoted also run when the server turns out to be a primary (the router's part)
+   */
   ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size,
-                  Runnable onPromoted) {
+                  boolean countsLoad, Runnable onPromoted) {
     this.name = name;
+    this.countsLoad = countsLoad;
     this.watcher = watcher;
     this.pool = pool;
     this.size = size;
@@ -61,6 +70,7 @@ final class ReplicaEndpoint {
     pool.setMinimumIdle(size);
   }
 
+  /** Connections lent now; 0 when not counted (one replica). */
   int inUse() {
     return inUse.get();
   }
@@ -80,7 +90,7 @@ final class ReplicaEndpoint {
       if (reported) promoted();
       return null;
     }
-    inUse.incrementAndGet();
+    if (countsLoad) inUse.incrementAndGet();
     lent.add(c);
     return c;
   }
@@ -137,7 +147,7 @@ final class ReplicaEndpoint {
 
   /** Like {@link #release(Connection, Connection, boolean)}; {@code rs} the session's wrapper. */
   void release(Connection c, ReplicaSessionBase rs, Connection session, boolean dead) {
-    inUse.decrementAndGet();
+    if (countsLoad) inUse.decrementAndGet();
     lent.remove(c);
     // The server reports a promotion with the first answer after it: notice it now.
     boolean primary = !dead

@@ -102,7 +102,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
           listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize(),
-          this::primaryFound);
+          replicas.length > 1, this::primaryFound);
       watcher.onTimeout(replicas[i]::abortLent);
       ReplicasByHost.add(replicas[i]);
     }
