@@ -20,30 +20,25 @@ final class LentSessions {
   private static final int STRIDE = 32;
 
   private final AtomicReferenceArray<Connection> slots;
-  private final int capacity;
   private final Set<Connection> overflow = ConcurrentHashMap.newKeySet();
 
   /** @param capacity the pool's maximum size */
   LentSessions(int capacity) {
-    this.capacity = Math.max(1, capacity);
-    slots = new AtomicReferenceArray<>(this.capacity * STRIDE);
+    slots = new AtomicReferenceArray<>(Math.max(1, capacity) * STRIDE);
   }
 
   void add(Connection c) {
-    int n = capacity;
-    int start = home(n);
-    for (int i = 0; i < n; i++) {
-      int k = (start + i < n ? start + i : start + i - n) * STRIDE;
+    for (int i = 0, n = slots.length() / STRIDE, home = home(n); i < n; i++) {
+      int k = index(home, i, n);
       if (slots.get(k) == null && slots.compareAndSet(k, null, c)) return;
     }
     overflow.add(c);
   }
 
+  /** Looks from this thread's slot first, where its add most likely put {@code c}. */
   void remove(Connection c) {
-    int n = capacity;
-    int start = home(n); // where this thread's add most likely put it
-    for (int i = 0; i < n; i++) {
-      int k = (start + i < n ? start + i : start + i - n) * STRIDE;
+    for (int i = 0, n = slots.length() / STRIDE, home = home(n); i < n; i++) {
+      int k = index(home, i, n);
       if (slots.get(k) == c && slots.compareAndSet(k, c, null)) return;
     }
     overflow.remove(c);
@@ -51,6 +46,11 @@ final class LentSessions {
 
   private static int home(int n) {
     return (int) (Thread.currentThread().getId() % n);
+  }
+
+  /** The array index of the {@code i}-th slot of {@code n} counted from {@code home}. */
+  private static int index(int home, int i, int n) {
+    return (home + i < n ? home + i : home + i - n) * STRIDE;
   }
 
   /** The sessions lent now (a copy). */

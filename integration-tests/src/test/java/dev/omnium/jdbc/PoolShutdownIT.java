@@ -108,7 +108,11 @@ class PoolShutdownIT {
     @Override public void setLoginTimeout(int seconds) { connector.setLoginTimeout(seconds); }
     @Override public int getLoginTimeout() { return connector.getLoginTimeout(); }
     @Override public Logger getParentLogger() { return connector.getParentLogger(); }
-    @Override public <T> T unwrap(Class<T> iface) throws SQLException { return connector.unwrap(iface); }
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+      return connector.unwrap(iface);
+    }
+
     @Override public boolean isWrapperFor(Class<?> iface) { return connector.isWrapperFor(iface); }
   }
 }
