@@ -1,0 +1,129 @@
+package dev.omnium.ops;
+
+import java.sql.SQLException;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationState;
+import org.flywaydb.core.api.callback.Callback;
+import org.flywaydb.core.api.callback.Context;
+import org.flywaydb.core.api.callback.Event;
+import org.flywaydb.core.api.output.MigrateResult;
+
+/**
+ * The {@link MigrationGuard} as a Flyway callback (Flyway 10 and 11; the Spring Boot starter
+ * registers it when Flyway is present): before each statement of a SQL migration it sets the lock
+ * timeout and refuses a plain {@code CREATE INDEX} or a column type change on a big table;
+ * {@link #migrate(Flyway)} retries a migration that gave up on a lock.
+ *
+ * <pre>{@code
+ * FlywayMigrationGuard guard = new FlywayMigrationGuard(MigrationGuard.defaults());
+ * Flyway flyway = Flyway.configure().dataSource(dataSource).callbacks(guard).load();
+ * guard.migrate(flyway);
+ * }</pre>
+ *
+ * <p>A retry is safe because Flyway runs each SQL migration of PostgreSQL in a transaction that a
+ * failure rolls back whole (and records nothing), so the next {@code migrate()} starts it again;
+ * a migration that ran outside a transaction and failed is recorded as failed by Flyway and is
+ * never retried (its statements before the failure stay done: look, then {@code repair}). Java
+ * migrations are not statements and are not guarded.
+ */
+public final class FlywayMigrationGuard implements Callback {
+  private final MigrationGuard guard;
+  /** The session's lock_timeout to restore after a statement outside a transaction. */
+  private final ThreadLocal<String> previous = new ThreadLocal<>();
+
+  /**
+   * @param guard the settings (lock timeout, retries, size threshold)
+   */
+  public FlywayMigrationGuard(MigrationGuard guard) {
+    this.guard = guard;
+  }
+
+  /** @return the guard's settings */
+  public MigrationGuard guard() {
+    return guard;
+  }
+
+  @Override
+  public boolean supports(Event event, Context context) {
+    return event == Event.BEFORE_EACH_MIGRATE_STATEMENT
+        || event == Event.AFTER_EACH_MIGRATE_STATEMENT
+        || event == Event.AFTER_EACH_MIGRATE_STATEMENT_ERROR;
+  }
+
+  @Override
+  public boolean canHandleInTransaction(Event event, Context context) {
+    return true;
+  }
+
+  @Override
+  public void handle(Event event, Context context) {
+    try {
+      if (event == Event.BEFORE_EACH_MIGRATE_STATEMENT) {
+        previous.set(guard.beforeStatement(context.getConnection(),
+            context.getStatement().getSql()));
+      } else {
+        String p = previous.get();
+        previous.remove();
+        guard.afterStatement(context.getConnection(), p);
+      }
+    } catch (MigrationRefusedException e) {
+      throw new FlywayException(e.getMessage(), e);
+    } catch (SQLException e) {
+      throw new FlywayException("omnium-ops migration guard: " + Sql.message(e), e);
+    }
+  }
+
+  @Override
+  public String getCallbackName() {
+    return "omnium-ops migration guard";
+  }
+
+  /**
+   * {@code flyway.migrate()}, tried again (up to the guard's retries, after a growing pause) when
+   * a migration gave up on a lock (55P03) and Flyway rolled it back.
+   *
+   * @param flyway a Flyway configured with this callback
+   * @return Flyway's result
+   * @throws FlywayException the last failure
+   */
+  public MigrateResult migrate(Flyway flyway) {
+    try {
+      return guard.retrying(() -> {
+        try {
+          return flyway.migrate();
+        } catch (FlywayException e) {
+          if (Sql.hasState(e, Sql.LOCK_NOT_AVAILABLE) && !anyFailed(flyway)) {
+            throw new Retry(e);
+          }
+          throw e;
+        }
+      }, "Flyway migration");
+    } catch (Retry r) {
+      throw r.flyway;
+    } catch (SQLException e) {
+      throw new FlywayException(Sql.message(e), e);
+    }
+  }
+
+  private static boolean anyFailed(Flyway flyway) {
+    for (MigrationInfo i : flyway.info().all()) {
+      if (i.getState() == MigrationState.FAILED) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Carries a Flyway failure that may be retried through {@link LockRetry#retrying}. */
+  private static final class Retry extends SQLException {
+    private static final long serialVersionUID = 1L;
+    final transient FlywayException flyway;
+
+    Retry(FlywayException flyway) {
+      super(flyway.getMessage(), Sql.LOCK_NOT_AVAILABLE, flyway);
+      this.flyway = flyway;
+    }
+  }
+}
