@@ -52,7 +52,7 @@ final class Catalog {
    * description otherwise, or null when it is not partitioned.
    */
   static String partitionKey(Connection c, long table) throws SQLException {
-    return Sql.one(c, "SELECT pt.partstrat || ' ' || CASE WHEN pt.partnatts = 1"
+    return Sql.one(c, "SELECT pt.partstrat::text || ' ' || CASE WHEN pt.partnatts = 1"
         + " AND pt.partattrs[0] <> 0 THEN a.attname::text ELSE pg_get_partkeydef(pt.partrelid)"
         + " END FROM pg_partitioned_table pt LEFT JOIN pg_attribute a"
         + " ON a.attrelid = pt.partrelid AND a.attnum = pt.partattrs[0]"
