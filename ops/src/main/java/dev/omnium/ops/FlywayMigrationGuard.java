@@ -61,8 +61,15 @@ public final class FlywayMigrationGuard implements Callback {
   public void handle(Event event, Context context) {
     try {
       if (event == Event.BEFORE_EACH_MIGRATE_STATEMENT) {
-        previous.set(guard.beforeStatement(context.getConnection(),
-            context.getStatement().getSql()));
+        String sql = context.getStatement().getSql();
+        if (MigrationStatement.of(sql).concurrently() && transactionalLock(context)) {
+          throw new MigrationRefusedException("refused: " + MigrationStatement.shorten(sql)
+              + ": with Flyway's transactional lock (the default) a CONCURRENTLY statement waits"
+              + " for Flyway's own lock transaction, which ends only after it: it would never"
+              + " finish. Fix: set postgresql.transactional.lock=false (Spring Boot:"
+              + " spring.flyway.postgresql.transactional-lock=false)");
+        }
+        previous.set(guard.beforeStatement(context.getConnection(), sql));
       } else {
         String p = previous.get();
         previous.remove();
@@ -72,6 +79,23 @@ public final class FlywayMigrationGuard implements Callback {
       throw new FlywayException(e.getMessage(), e);
     } catch (SQLException e) {
       throw new FlywayException("omnium-ops migration guard: " + Sql.message(e), e);
+    }
+  }
+
+  /**
+   * Flyway's {@code postgresql.transactional.lock}, read through its plugin register (an
+   * internal API, so by reflection); false when it cannot be read.
+   */
+  static boolean transactionalLock(Context context) {
+    try {
+      Object register = context.getConfiguration().getPluginRegister();
+      Class<?> ext = Class.forName("org.flywaydb.database.postgresql"
+          + ".PostgreSQLConfigurationExtension", false, register.getClass().getClassLoader());
+      Object plugin = register.getClass().getMethod("getPlugin", Class.class)
+          .invoke(register, ext);
+      return plugin != null && (Boolean) ext.getMethod("isTransactionalLock").invoke(plugin);
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return false;
     }
   }
 

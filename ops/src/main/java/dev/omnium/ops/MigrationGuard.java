@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  *       100,000 rows is refused before it runs ({@link MigrationRefusedException}, naming the
  *       statement, the table's size and the fix);</li>
  *   <li>{@code CREATE INDEX CONCURRENTLY} (and every other {@code CONCURRENTLY} statement) runs
- *       outside a transaction, without the lock timeout: its locks never conflict with writers',
- *       and a timeout in the middle of it would leave an invalid index behind.</li>
+ *       outside a transaction, with a longer lock timeout (5 min): its locks never conflict with
+ *       writers', it has to wait for every older transaction to end, and a timeout in the middle
+ *       of it leaves an invalid index behind; but no wait is left unbounded.</li>
  * </ul>
  *
  * <pre>{@code
@@ -39,8 +40,10 @@ public final class MigrationGuard {
   private final LockRetry locks;
   private final long maxTableBytes;
   private final long maxTableRows;
+  private final Duration concurrentLockTimeout;
 
   private MigrationGuard(Builder b) {
+    this.concurrentLockTimeout = b.concurrentLockTimeout;
     this.locks = new LockRetry(b.lockTimeout, b.retries, b.retryPause);
     this.maxTableBytes = b.maxTableBytes;
     this.maxTableRows = b.maxTableRows;
@@ -94,10 +97,12 @@ public final class MigrationGuard {
       try {
         c.setAutoCommit(true);
         for (String sql : statements) {
-          locks.retrying(() -> {
+          String previous = beforeStatement(c, sql);
+          try {
             execute(c, sql);
-            return null;
-          }, listener(sql));
+          } finally {
+            afterStatement(c, previous);
+          }
         }
       } finally {
         c.setAutoCommit(autoCommit);
@@ -117,7 +122,7 @@ public final class MigrationGuard {
    * What a migration runner calls before it runs {@code sql} on {@code c}: refuses it
    * ({@link #check}), then sets the lock timeout for it: for the rest of the transaction when
    * one is open, else for the session (restore it with {@link #afterStatement}); a
-   * {@code CONCURRENTLY} statement gets none.
+   * {@code CONCURRENTLY} statement gets the longer concurrent lock timeout.
    *
    * @param c the migration's connection
    * @param sql the statement about to run
@@ -135,15 +140,14 @@ public final class MigrationGuard {
             + " inside a transaction. Fix: put it in a migration of its own (Flyway then runs it"
             + " outside a transaction)");
       }
-      return null;
     }
     String previous = null;
+    long timeout = (st.concurrently() ? concurrentLockTimeout : locks.lockTimeout()).toMillis();
     if (inTransaction) {
       Sql.exec(c, locks.setLocal());
     } else {
       previous = Sql.one(c, "SELECT current_setting('lock_timeout')");
-      Sql.exec(c, "SELECT set_config('lock_timeout', '" + locks.lockTimeout().toMillis()
-          + "ms', false)");
+      Sql.exec(c, "SELECT set_config('lock_timeout', '" + timeout + "ms', false)");
     }
     check(c, st);
     return previous;
@@ -248,8 +252,23 @@ public final class MigrationGuard {
     private Duration retryPause = LockRetry.FIRST_PAUSE;
     private long maxTableBytes = 10L << 20;
     private long maxTableRows = 100_000;
+    private Duration concurrentLockTimeout = Duration.ofMinutes(5);
 
     private Builder() {
+    }
+
+    /**
+     * @param timeout lock_timeout of {@code CONCURRENTLY} statements (default 5 min): they wait
+     *     for every older transaction, but never block writers
+     * @return this
+     */
+    public Builder concurrentLockTimeout(Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("concurrentLockTimeout must be over 0, got "
+            + timeout);
+      }
+      this.concurrentLockTimeout = timeout;
+      return this;
     }
 
     /**
