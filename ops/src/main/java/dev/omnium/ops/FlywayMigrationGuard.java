@@ -1,5 +1,8 @@
 package dev.omnium.ops;
 
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.SQLException;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
@@ -18,9 +21,14 @@ import org.flywaydb.core.api.output.MigrateResult;
  *
  * <pre>{@code
  * FlywayMigrationGuard guard = new FlywayMigrationGuard(MigrationGuard.defaults());
- * Flyway flyway = Flyway.configure().dataSource(dataSource).callbacks(guard).load();
+ * Flyway flyway = Flyway.configure().dataSource(dataSource).callbacks(guard.callback()).load();
  * guard.migrate(flyway);
  * }</pre>
+ *
+ * <p>{@link #callback()} is a {@link Proxy} of Flyway's {@code Callback} interface as the running
+ * Flyway defines it: Flyway 11.x later turned it into a generic interface, and a class compiled
+ * against either shape breaks on the other (a missing bridge method, or a bridge naming a class
+ * the older Flyway lacks, which fails Spring's introspection). It is called once per statement.
  *
  * <p>A retry is safe because Flyway runs each SQL migration of PostgreSQL in a transaction that a
  * failure rolls back whole (and records nothing), so the next {@code migrate()} starts it again;
@@ -28,16 +36,47 @@ import org.flywaydb.core.api.output.MigrateResult;
  * never retried (its statements before the failure stay done: look, then {@code repair}). Java
  * migrations are not statements and are not guarded.
  */
-public final class FlywayMigrationGuard implements Callback {
+public final class FlywayMigrationGuard {
+  private static final String NAME = "omnium-ops migration guard";
   private final MigrationGuard guard;
   /** The session's lock_timeout to restore after a statement outside a transaction. */
   private final ThreadLocal<String> previous = new ThreadLocal<>();
+  private final Callback callback;
 
   /**
    * @param guard the settings (lock timeout, retries, size threshold)
    */
   public FlywayMigrationGuard(MigrationGuard guard) {
     this.guard = guard;
+    InvocationHandler h = this::invoke;
+    this.callback = (Callback) Proxy.newProxyInstance(Callback.class.getClassLoader(),
+        new Class<?>[] {Callback.class}, h);
+  }
+
+  /** @return the Flyway callback to configure ({@code callbacks(guard.callback())}) */
+  public Callback callback() {
+    return callback;
+  }
+
+  private Object invoke(Object proxy, Method m, Object[] args) {
+    switch (m.getName()) {
+      case "supports":
+        return supports((Event) args[0]);
+      case "canHandleInTransaction":
+        return true;
+      case "handle":
+        handle((Event) args[0], (Context) args[1]);
+        return null;
+      case "getCallbackName":
+      case "toString":
+        return NAME;
+      case "hashCode":
+        return System.identityHashCode(proxy);
+      case "equals":
+        return proxy == args[0];
+      default:
+        throw new UnsupportedOperationException(m.toString());
+    }
   }
 
   /** @return the guard's settings */
@@ -45,20 +84,13 @@ public final class FlywayMigrationGuard implements Callback {
     return guard;
   }
 
-  @Override
-  public boolean supports(Event event, Context context) {
+  static boolean supports(Event event) {
     return event == Event.BEFORE_EACH_MIGRATE_STATEMENT
         || event == Event.AFTER_EACH_MIGRATE_STATEMENT
         || event == Event.AFTER_EACH_MIGRATE_STATEMENT_ERROR;
   }
 
-  @Override
-  public boolean canHandleInTransaction(Event event, Context context) {
-    return true;
-  }
-
-  @Override
-  public void handle(Event event, Context context) {
+  void handle(Event event, Context context) {
     try {
       if (event == Event.BEFORE_EACH_MIGRATE_STATEMENT) {
         String sql = context.getStatement().getSql();
@@ -97,11 +129,6 @@ public final class FlywayMigrationGuard implements Callback {
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       return false;
     }
-  }
-
-  @Override
-  public String getCallbackName() {
-    return "omnium-ops migration guard";
   }
 
   /**

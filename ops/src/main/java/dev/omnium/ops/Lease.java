@@ -105,7 +105,8 @@ final class Lease {
   void release(Connection c, LocalDate doneDay) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("UPDATE " + OpsTables.LEASE
         + " SET expires_at = now(), done_day = coalesce(?, done_day),"
-        + " done_at = CASE WHEN ?::date IS NULL THEN done_at ELSE now() END WHERE id = 1 AND token = ?")) {
+        + " done_at = CASE WHEN ?::date IS NULL THEN done_at ELSE now() END"
+        + " WHERE id = 1 AND token = ?")) {
       ps.setObject(1, doneDay);
       ps.setObject(2, doneDay);
       ps.setString(3, token);

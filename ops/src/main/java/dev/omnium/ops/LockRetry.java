@@ -110,7 +110,7 @@ final class LockRetry {
     }
   }
 
-  /** firstPause * 2^(n-1), at most {@link #MAX_PAUSE}, then ±25 % so a fleet does not retry in step. */
+  /** firstPause * 2^(n-1), at most {@link #MAX_PAUSE}, ±25 % so a fleet does not retry in step. */
   Duration pause(int failedAttempt) {
     long base = Math.min(MAX_PAUSE.toMillis(),
         firstPause.toMillis() << Math.min(20, failedAttempt - 1));

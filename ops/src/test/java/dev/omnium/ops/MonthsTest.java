@@ -52,7 +52,8 @@ class MonthsTest {
     assertEquals("'2027-01-01'", Months.ColumnType.DATE.literal(d));
     assertEquals("'2027-01-01 00:00:00'", Months.ColumnType.TIMESTAMP.literal(d));
     assertEquals("'2027-01-01 00:00:00+00'", Months.ColumnType.TIMESTAMPTZ.literal(d));
-    assertEquals(Months.ColumnType.TIMESTAMPTZ, Months.ColumnType.of("timestamp(3) with time zone"));
+    assertEquals(Months.ColumnType.TIMESTAMPTZ,
+        Months.ColumnType.of("timestamp(3) with time zone"));
     assertNull(Months.ColumnType.of("bigint"));
   }
 }

@@ -38,7 +38,8 @@ class RetentionRulesTest {
     assertError("r:1: bad keep '30h'", "a month c 30h");
     assertError("r:1: expected TABLE month COLUMN KEEP", "a month c");
     assertError("r:1: unexpected 'extra' after KEEP", "a month c 3d extra");
-    assertError("r:1: unexpected 'where x = 1' after KEEP: a month rule", "a month c 3d where x = 1");
+    assertError("r:1: unexpected 'where x = 1' after KEEP: a month rule",
+        "a month c 3d where x = 1");
     assertError("r:1: 'where' needs a condition", "a delete c 3d where");
     assertError("r:1: the where condition must be one SQL expression",
         "a delete c 3d where x = 1; drop table a");

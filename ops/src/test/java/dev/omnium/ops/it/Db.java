@@ -14,7 +14,7 @@ final class Db {
   private Db() {
   }
 
-  /** Creates {@code table} partitioned by range on {@code at timestamptz}, with month partitions. */
+  /** Creates {@code table} partitioned by range on {@code at timestamptz}, month partitions. */
   static void monthlyTable(PgSandbox sandbox, String table, String firstMonth, int months)
       throws SQLException {
     sandbox.execOnPrimary("CREATE TABLE " + table + " (id bigint GENERATED ALWAYS AS IDENTITY,"

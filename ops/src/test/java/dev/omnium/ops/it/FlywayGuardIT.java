@@ -48,7 +48,8 @@ class FlywayGuardIT {
   void theFlywayOnTheClassPathIsTheOneThisExecutionTests() throws Exception {
     String expected = System.getProperty("omnium.flyway.expected", "11");
     String version;
-    try (InputStream in = Flyway.class.getResourceAsStream("/org/flywaydb/core/internal/version.txt")) {
+    try (InputStream in = Flyway.class.getResourceAsStream(
+        "/org/flywaydb/core/internal/version.txt")) {
       version = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
     }
     assertTrue(version != null && version.startsWith(expected + "."), "Flyway " + version
@@ -174,7 +175,7 @@ class FlywayGuardIT {
         .dataSource(SANDBOX.primary().jdbcUrl(), SANDBOX.cluster().user(), SANDBOX.password())
         .schemas(schema).createSchemas(true)
         .locations("filesystem:" + location)
-        .callbacks(guard)
+        .callbacks(guard.callback())
         .load();
   }
 

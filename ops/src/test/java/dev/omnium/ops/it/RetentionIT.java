@@ -210,7 +210,8 @@ class RetentionIT {
         "INSERT INTO dry.plans SELECT date '2026-01-01' + g FROM generate_series(0, 30) g",
         "CREATE TABLE dry.trims (at timestamp NOT NULL)",
         "INSERT INTO dry.trims SELECT timestamp '2026-01-01' FROM generate_series(1, 7)");
-    String snapshot = "SELECT string_agg(c.relname || ':' || c.relkind::text, ',' ORDER BY c.relname)"
+    String snapshot = "SELECT string_agg(c.relname || ':' || c.relkind::text, ','"
+        + " ORDER BY c.relname)"
         + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname"
         + " IN ('dry', 'public') AND c.relname LIKE ANY (ARRAY['plans%', 'trims%', 'omnium%'])";
     String before = SANDBOX.queryOne(SANDBOX.primary(), snapshot);
