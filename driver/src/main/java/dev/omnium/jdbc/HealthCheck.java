@@ -398,6 +398,11 @@ final class HealthCheck {
               : " sessions wait") + " for a lock (longest "
               + HealthTable.format(Kind.SECONDS, longest) + ")");
         }
+        if (s.retention != null) {
+          for (String note : s.retention.notes()) {
+            add(Severity.NOTE, where(s), note);
+          }
+        }
         if (s.slots != null) {
           for (int i = 0; i < s.slots.size(); i++) {
             if (Boolean.FALSE.equals(s.slots.get(i, "active"))) {
@@ -523,6 +528,13 @@ final class HealthCheck {
 
       heading(out, "replication slots and retained WAL (on the primary)");
       section(out, primary.slots, primary);
+
+      heading(out, "retention (recorded by omnium-ops on the primary)");
+      if (primary.retention != null) {
+        primary.retention.text(out);
+      } else {
+        out.append("  (not read)\n");
+      }
 
       heading(out, "largest tables (top " + HealthServer.TOP_TABLES + " by pg_total_relation_size"
           + (heavyOn == null ? "" : "; read on " + heavyOn.label + " " + heavyOn.endpoint + ": "
@@ -713,6 +725,7 @@ final class HealthCheck {
       lt.put("error", largestTablesError);
       lt.put("tables", rows(largestTables));
       root.put("largestTables", lt);
+      root.put("retention", primary.retention == null ? null : primary.retention.json());
       return HealthJson.write(root);
     }
 

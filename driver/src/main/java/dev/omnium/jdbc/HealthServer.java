@@ -167,6 +167,8 @@ final class HealthServer {
   HealthTable idleInTransaction;
   HealthTable lockWaits;
   HealthTable slots;
+  /** What omnium-ops recorded (the primary only); null when not read. */
+  HealthRetention retention;
   /** "section: message" for every section that could not be read. */
   final List<String> sectionErrors = new ArrayList<>();
 
@@ -238,6 +240,7 @@ final class HealthServer {
       section("pg_stat_replication", () -> replication = query(REPLICATION_SQL, REPLICATION));
       section("pg_replication_slots", () -> slots = query(String.format(SLOTS_SQL,
           versionNum >= 130000 ? "wal_status" : "NULL::text"), SLOTS));
+      section("retention (omnium-ops tables)", () -> retention = HealthRetention.read(connection));
     }
     section("pg_stat_activity connections", () -> connections = query(CONNECTIONS_SQL,
         CONNECTIONS));
