@@ -188,8 +188,11 @@ public final class MigrationGuard {
     if (t == null) {
       return; // no such table (yet): the statement fails, or works on nothing big
     }
-    long bytes = Long.parseLong(Sql.one(c, "SELECT coalesce(sum(pg_table_size(relid)), 0)"
-        + " FROM pg_partition_tree(?::oid::regclass)", t.oid()));
+    // A partitioned table is the sum of its partitions (pg_partition_tree lists none for a
+    // plain table).
+    long bytes = Long.parseLong(Sql.one(c, "SELECT CASE WHEN relkind = 'p' THEN (SELECT"
+        + " coalesce(sum(pg_table_size(relid)), 0) FROM pg_partition_tree(oid))"
+        + " ELSE pg_table_size(oid) END FROM pg_class WHERE oid = ?", t.oid()));
     long rows;
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*)"
         + " FROM (SELECT 1 FROM " + t.sql() + " LIMIT " + (maxTableRows + 1) + ") r")) {
