@@ -37,15 +37,25 @@ final class LockRetry {
    * @param firstPause the pause before the first retry; each next one doubles, up to 8 s
    */
   LockRetry(Duration lockTimeout, int retries, Duration firstPause) {
-    if (lockTimeout.isNegative() || lockTimeout.isZero()) {
-      throw new IllegalArgumentException("lock timeout must be over 0, got " + lockTimeout);
-    }
-    if (retries < 0) {
-      throw new IllegalArgumentException("retries must be 0 or more, got " + retries);
-    }
-    this.lockTimeout = lockTimeout;
-    this.retries = retries;
+    this.lockTimeout = positive("lockTimeout", lockTimeout);
+    this.retries = atLeastZero("retries", retries);
     this.firstPause = firstPause;
+  }
+
+  /** {@code d}, or an error naming the setting when it is not over 0. */
+  static Duration positive(String name, Duration d) {
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " must be over 0, got " + d);
+    }
+    return d;
+  }
+
+  /** {@code n}, or an error naming the setting when it is negative. */
+  static int atLeastZero(String name, int n) {
+    if (n < 0) {
+      throw new IllegalArgumentException(name + " must be 0 or more, got " + n);
+    }
+    return n;
   }
 
   Duration lockTimeout() {

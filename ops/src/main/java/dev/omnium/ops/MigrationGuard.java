@@ -266,11 +266,7 @@ public final class MigrationGuard {
      * @return this
      */
     public Builder concurrentLockTimeout(Duration timeout) {
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("concurrentLockTimeout must be over 0, got "
-            + timeout);
-      }
-      this.concurrentLockTimeout = timeout;
+      this.concurrentLockTimeout = LockRetry.positive("concurrentLockTimeout", timeout);
       return this;
     }
 
@@ -279,10 +275,7 @@ public final class MigrationGuard {
      * @return this
      */
     public Builder lockTimeout(Duration timeout) {
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("lockTimeout must be over 0, got " + timeout);
-      }
-      this.lockTimeout = timeout;
+      this.lockTimeout = LockRetry.positive("lockTimeout", timeout);
       return this;
     }
 
@@ -291,10 +284,7 @@ public final class MigrationGuard {
      * @return this
      */
     public Builder retries(int retries) {
-      if (retries < 0) {
-        throw new IllegalArgumentException("retries must be 0 or more, got " + retries);
-      }
-      this.retries = retries;
+      this.retries = LockRetry.atLeastZero("retries", retries);
       return this;
     }
 
@@ -312,10 +302,7 @@ public final class MigrationGuard {
      * @return this
      */
     public Builder maxTableBytes(long bytes) {
-      if (bytes < 0) {
-        throw new IllegalArgumentException("maxTableBytes must be 0 or more, got " + bytes);
-      }
-      this.maxTableBytes = bytes;
+      this.maxTableBytes = atLeastZero("maxTableBytes", bytes);
       return this;
     }
 
@@ -324,11 +311,15 @@ public final class MigrationGuard {
      * @return this
      */
     public Builder maxTableRows(long rows) {
-      if (rows < 0) {
-        throw new IllegalArgumentException("maxTableRows must be 0 or more, got " + rows);
-      }
-      this.maxTableRows = rows;
+      this.maxTableRows = atLeastZero("maxTableRows", rows);
       return this;
+    }
+
+    private static long atLeastZero(String name, long n) {
+      if (n < 0) {
+        throw new IllegalArgumentException(name + " must be 0 or more, got " + n);
+      }
+      return n;
     }
 
     /** @return the guard */

@@ -157,30 +157,11 @@ final class MigrationStatement {
           }
         } while (i < n && depth > 0);
       } else if (ch == '\'') {
-        i++;
-        while (i < n) {
-          if (sql.charAt(i) == '\'' && i + 1 < n && sql.charAt(i + 1) == '\'') {
-            i += 2;
-          } else if (sql.charAt(i) == '\'') {
-            i++;
-            break;
-          } else {
-            i++;
-          }
-        }
+        i = afterQuoted(sql, i);
         out.add("'");
       } else if (ch == '"') {
-        int start = i++;
-        while (i < n) {
-          if (sql.charAt(i) == '"' && i + 1 < n && sql.charAt(i + 1) == '"') {
-            i += 2;
-          } else if (sql.charAt(i) == '"') {
-            i++;
-            break;
-          } else {
-            i++;
-          }
-        }
+        int start = i;
+        i = afterQuoted(sql, i);
         out.add(sql.substring(start, i));
       } else if (ch == '$' && dollarTag(sql, i) != null) {
         String tag = dollarTag(sql, i);
@@ -200,6 +181,22 @@ final class MigrationStatement {
       }
     }
     return out;
+  }
+
+  /** The index after the literal or quoted name opening at {@code i} (a doubled quote stays in). */
+  private static int afterQuoted(String sql, int i) {
+    char quote = sql.charAt(i);
+    int j = i + 1;
+    while (j < sql.length()) {
+      if (sql.charAt(j) != quote) {
+        j++;
+      } else if (j + 1 < sql.length() && sql.charAt(j + 1) == quote) {
+        j += 2;
+      } else {
+        return j + 1;
+      }
+    }
+    return j;
   }
 
   /** {@code $tag$} or {@code $$} at {@code i}, or null. */

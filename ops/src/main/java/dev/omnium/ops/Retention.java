@@ -232,10 +232,7 @@ public final class Retention {
      * @return this
      */
     public Builder lockTimeout(Duration timeout) {
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("lockTimeout must be over 0, got " + timeout);
-      }
-      this.lockTimeout = timeout;
+      this.lockTimeout = LockRetry.positive("lockTimeout", timeout);
       return this;
     }
 
@@ -244,10 +241,7 @@ public final class Retention {
      * @return this
      */
     public Builder lockRetries(int retries) {
-      if (retries < 0) {
-        throw new IllegalArgumentException("lockRetries must be 0 or more, got " + retries);
-      }
-      this.lockRetries = retries;
+      this.lockRetries = LockRetry.atLeastZero("lockRetries", retries);
       return this;
     }
 

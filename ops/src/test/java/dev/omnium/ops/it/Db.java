@@ -1,6 +1,7 @@
 package dev.omnium.ops.it;
 
 import dev.omnium.sandbox.testkit.PgSandbox;
+import dev.omnium.sandbox.testkit.Poll;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -32,6 +33,30 @@ final class Db {
     sandbox.execOnPrimary("INSERT INTO " + table + " (at, body) SELECT g, 'row at ' || g FROM"
         + " generate_series(timestamptz '" + from + " 00:00:00+00', timestamptz '" + to
         + " 00:00:00+00' - interval '1 microsecond', interval '" + step + "') g");
+  }
+
+  /** Another session reads {@code table} and keeps its transaction open: ACCESS SHARE held. */
+  static Connection holdTable(PgSandbox sandbox, String table) throws SQLException {
+    Connection c = sandbox.cluster().connect(sandbox.primary());
+    c.setAutoCommit(false);
+    try (Statement st = c.createStatement()) {
+      st.execute("SELECT count(*) FROM " + table);
+    }
+    return c;
+  }
+
+  /** Commits {@code c} after {@code millis} on a thread of its own; join it when done. */
+  static Thread commitLater(Connection c, long millis) {
+    Thread t = new Thread(() -> {
+      Poll.pause(millis);
+      try {
+        c.commit();
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    }, "commit-later");
+    t.start();
+    return t;
   }
 
   static long count(PgSandbox sandbox, String sql) throws SQLException {

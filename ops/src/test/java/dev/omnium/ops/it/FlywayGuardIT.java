@@ -7,14 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.ops.FlywayMigrationGuard;
 import dev.omnium.ops.MigrationGuard;
 import dev.omnium.sandbox.testkit.PgSandbox;
-import dev.omnium.sandbox.testkit.Poll;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Map;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
@@ -114,7 +112,7 @@ class FlywayGuardIT {
 
     // Without the retries: the migration gives up after 2 s with 55P03, and nothing stays.
     Path once = migrations("once", "V1__note.sql", migration);
-    try (Connection reader = holdTable("public.accounts")) {
+    try (Connection reader = Db.holdTable(SANDBOX, "public.accounts")) {
       long t0 = System.nanoTime();
       FlywayException e = assertThrows(FlywayException.class,
           () -> flyway("once", once, guard).migrate());
@@ -129,16 +127,8 @@ class FlywayGuardIT {
     // With them: the first attempts give up, the reader lets go after 5 s, a retry succeeds.
     Path retried = migrations("retried", "V1__note.sql", migration);
     long t0 = System.nanoTime();
-    try (Connection reader = holdTable("public.accounts")) {
-      Thread release = new Thread(() -> {
-        Poll.pause(5_000);
-        try {
-          reader.commit();
-        } catch (Exception ex) {
-          throw new IllegalStateException(ex);
-        }
-      });
-      release.start();
+    try (Connection reader = Db.holdTable(SANDBOX, "public.accounts")) {
+      Thread release = Db.commitLater(reader, 5_000);
       guard.migrate(flyway("retried", retried, guard));
       release.join();
     }
@@ -154,15 +144,6 @@ class FlywayGuardIT {
     assertEquals("0", SANDBOX.queryOne(SANDBOX.primary(), "SHOW lock_timeout"));
   }
 
-  /** Another session reads the table and keeps its transaction open: ACCESS SHARE held. */
-  static Connection holdTable(String table) throws Exception {
-    Connection c = SANDBOX.cluster().connect(SANDBOX.primary());
-    c.setAutoCommit(false);
-    try (Statement st = c.createStatement()) {
-      st.execute("SELECT count(*) FROM " + table);
-    }
-    return c;
-  }
 
   static Path migrations(String name, String file, String sql) throws Exception {
     Path d = Files.createDirectories(dir.resolve(name));

@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.ops.MigrationGuard;
 import dev.omnium.ops.MigrationRefusedException;
 import dev.omnium.sandbox.testkit.PgSandbox;
-import dev.omnium.sandbox.testkit.Poll;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -52,8 +50,8 @@ class MigrationGuardIT {
   void aUnitBehindAHeldLockIsRetriedAndGivesUpAfterItsRetries() throws Exception {
     MigrationGuard twice = MigrationGuard.builder().retries(1).retryPause(Duration.ofMillis(100))
         .build();
-    try (Connection reader = hold("narrow"); Connection c = SANDBOX.cluster().connect(
-        SANDBOX.primary())) {
+    try (Connection reader = Db.holdTable(SANDBOX, "narrow");
+        Connection c = SANDBOX.cluster().connect(SANDBOX.primary())) {
       long t0 = System.nanoTime();
       SQLException e = assertThrows(SQLException.class, () -> twice.run(c, List.of(
           "ALTER TABLE narrow ADD COLUMN c int")));
@@ -63,17 +61,9 @@ class MigrationGuardIT {
       reader.rollback();
     }
     MigrationGuard guard = MigrationGuard.defaults();
-    try (Connection reader = hold("narrow"); Connection c = SANDBOX.cluster().connect(
-        SANDBOX.primary())) {
-      Thread release = new Thread(() -> {
-        Poll.pause(3_000);
-        try {
-          reader.commit();
-        } catch (SQLException ex) {
-          throw new IllegalStateException(ex);
-        }
-      });
-      release.start();
+    try (Connection reader = Db.holdTable(SANDBOX, "narrow");
+        Connection c = SANDBOX.cluster().connect(SANDBOX.primary())) {
+      Thread release = Db.commitLater(reader, 3_000);
       guard.run(c, List.of("ALTER TABLE narrow ADD COLUMN c int"));
       release.join();
     }
@@ -81,12 +71,4 @@ class MigrationGuardIT {
         + " WHERE attrelid = 'narrow'::regclass AND attname = 'c'"));
   }
 
-  static Connection hold(String table) throws SQLException {
-    Connection c = SANDBOX.cluster().connect(SANDBOX.primary());
-    c.setAutoCommit(false);
-    try (Statement st = c.createStatement()) {
-      st.execute("SELECT count(*) FROM " + table);
-    }
-    return c;
-  }
 }

@@ -11,7 +11,6 @@ import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.Properties;
@@ -78,20 +77,8 @@ class WriterDuringRunIT {
     Poll.until(Duration.ofSeconds(10), "the writer inserting", () -> inserts.get() > 5);
 
     RetentionReport report;
-    try (Connection reader = SANDBOX.cluster().connect(SANDBOX.primary())) {
-      reader.setAutoCommit(false);
-      try (Statement st = reader.createStatement()) {
-        st.execute("SELECT count(*) FROM " + table); // holds ACCESS SHARE until commit
-      }
-      Thread release = new Thread(() -> {
-        Poll.pause(HOLD_MS);
-        try {
-          reader.commit();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      }, "reader");
-      release.start();
+    try (Connection reader = Db.holdTable(SANDBOX, table)) {
+      Thread release = Db.commitLater(reader, HOLD_MS);
       Properties p = new Properties();
       p.setProperty("user", SANDBOX.cluster().user());
       report = Retention.builder(SANDBOX.primary().jdbcUrl(), p)
