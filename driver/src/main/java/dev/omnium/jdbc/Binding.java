@@ -201,12 +201,22 @@ final class Binding {
    * {@code dead}. Returns false when another thread released it already.
    */
   boolean release(boolean dead) {
-    return end(dead, false);
+    return endQuietly(dead, false);
   }
 
   /** Cuts the session's socket now, on this thread, then evicts it; false if already released. */
   boolean abort() {
-    return end(true, true);
+    return endQuietly(true, true);
+  }
+
+  /** The reset on return is omnium's own work, and so is the pool's: no span (see Tracing). */
+  private boolean endQuietly(boolean dead, boolean abort) {
+    Object quiet = Tracing.quietBegin();
+    try {
+      return end(dead, abort);
+    } finally {
+      Tracing.quietEnd(quiet);
+    }
   }
 
   private boolean end(boolean dead, boolean abort) {

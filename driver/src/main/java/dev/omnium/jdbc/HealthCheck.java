@@ -83,6 +83,15 @@ final class HealthCheck {
   }
 
   static Report check(String omniumUrl, Properties info) throws SQLException {
+    Object quiet = Tracing.quietBegin();
+    try {
+      return checkQuietly(omniumUrl, info);
+    } finally {
+      Tracing.quietEnd(quiet);
+    }
+  }
+
+  private static Report checkQuietly(String omniumUrl, Properties info) throws SQLException {
     OmniumConfig cfg = OmniumConfig.of(omniumUrl, info);
     Report r = new Report(cfg, omniumUrl, info);
     List<HealthServer> all = new ArrayList<>();
@@ -115,7 +124,10 @@ final class HealthCheck {
       String lockKeyError) {
     List<Thread> threads = new ArrayList<>();
     for (HealthServer s : servers) {
-      Thread t = new Thread(() -> s.collect(table, lockKey, lockKeyError),
+      Thread t = new Thread(() -> {
+        Tracing.quietThread();
+        s.collect(table, lockKey, lockKeyError);
+      },
           "omnium-check-" + s.label);
       t.setDaemon(true);
       t.start();

@@ -77,6 +77,7 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
 
   @Override
   public final void run() {
+    Tracing.quietThread();
     long next = System.nanoTime();
     while (!closed) {
       long started = System.nanoTime();

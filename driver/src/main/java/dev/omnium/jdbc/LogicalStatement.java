@@ -165,18 +165,21 @@ class LogicalStatement implements Statement {
     lastResultSet = null;
     Connection target = conn.beginStatement();
     conn.beforeExecute(target, this, sql);
+    if (Tracing.ON) Tracing.statement(bindingOf(target));
     try {
       Object rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
       conn.answered(target);
       conn.afterAutocommitStatement(op != QUERY && !(op == EXECUTE && boolResult), this, sql);
       return rs;
     } catch (SQLException first) {
+      String from = Tracing.ON ? Tracing.where(bindingOf(target)) : null;
       Connection retry = canReplay() ? conn.retryTarget(first) : null;
       if (retry == null) {
         conn.statementFailed(target, first);
         throw SqlStates.asConnectionLost(first);
       }
       conn.beforeExecute(retry, this, sql);
+      if (Tracing.ON) Tracing.retried(from, first, bindingOf(retry));
       try {
         return exec(physicalFor(retry), op, sql, keys, columnIndexes, columnNames);
       } catch (SQLException second) {
@@ -185,6 +188,12 @@ class LogicalStatement implements Statement {
         throw SqlStates.asConnectionLost(second);
       }
     }
+  }
+
+  /** The binding whose session {@code target} is: the read binding, else the primary's. */
+  private Binding bindingOf(Connection target) {
+    Binding b = conn.readBinding();
+    return b != null && b.connection() == target ? b : conn.primaryBinding();
   }
 
   /** After executeBatch, whatever its outcome, and on clearBatch(): the batch is empty. */

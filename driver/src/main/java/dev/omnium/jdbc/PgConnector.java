@@ -98,6 +98,10 @@ final class PgConnector implements DataSource {
   }
 
   Connection connect() throws SQLException {
+    // no span for a connect's own statements (a role check on PostgreSQL < 14), nor for HikariCP's
+    // validation of what an internal pool's adder thread opened
+    if (opened != null) Tracing.quietPoolAdder();
+    Object quiet = Tracing.quietBegin();
     connecting.incrementAndGet();
     try {
       // after counting itself: getLoginTimeout either sees this connect or it sees closing here
@@ -105,6 +109,7 @@ final class PgConnector implements DataSource {
       return open();
     } finally {
       connecting.decrementAndGet();
+      Tracing.quietEnd(quiet);
     }
   }
 

@@ -11,6 +11,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /** Builds the internal HikariCP pools the same way for every route. */
 final class Pools {
@@ -63,12 +64,22 @@ final class Pools {
     hc.setRegisterMbeans(true);
     hc.setAutoCommit(route.lentAutoCommit);
     hc.setExceptionOverride(EVICT_ONLY_DEAD_SESSIONS);
+    // with an OpenTelemetry agent: HikariCP's keep-alive validations run on a quiet thread
+    ScheduledThreadPoolExecutor housekeeper = Tracing.housekeeper(hc.getPoolName());
+    if (housekeeper != null) hc.setScheduledExecutor(housekeeper);
     synchronized (Pools.class) {
       MetricsTrackerFactory factory = metricsTrackerFactory;
       if (factory != null) {
         hc.setMetricsTrackerFactory(factory);
       }
-      HikariDataSource pool = new HikariDataSource(hc);
+      HikariDataSource pool = housekeeper == null ? new HikariDataSource(hc)
+          : new HikariDataSource(hc) {
+        @java.lang.Override
+        public void close() {
+          super.close();
+          housekeeper.shutdownNow(); // HikariCP leaves a scheduler it was given running
+        }
+      };
       OPEN.removeIf(HikariDataSource::isClosed);
       OPEN.add(pool);
       return pool;
