@@ -35,13 +35,16 @@ class OtelTracesIT {
   static final String OMNIUM_KEYS = "heartbeatInterval=200ms&maxAge=5s";
   /** The table, one row per run, printed at the end. */
   static final Map<String, String> TABLE = new TreeMap<>();
+  static final String LATEST = "otel.agent.jar";
+  static final String OLDER = "otel.agent.old.jar";
+  /** OTLP's SPAN_KIND_SERVER. */
+  static final int SERVER = 2;
 
   // ---------------------------------------------------------------- the oracle
 
   @Test
   void plainPgjdbcIsTheOracle() throws Exception {
-    TracedRun run = TracedRun.run("plain", TracedRun.otelAgent("otel.agent.jar"), true,
-        pool(plainUrl("plain-own")), null);
+    TracedRun run = TracedRun.run("plain", otel(LATEST), app(true, pool(plainUrl("plain-own"))), null);
     assertTruthful(run, false);
   }
 
@@ -49,25 +52,26 @@ class OtelTracesIT {
 
   @Test
   void driverMode() throws Exception {
-    TracedRun run = TracedRun.run("driver", TracedRun.otelAgent("otel.agent.jar"), true,
-        withRetry(pool(SANDBOX.bareUrl("oteldrv", OMNIUM_KEYS))), () -> loseReplicaSessions("oteldrv"));
+    TracedRun run = TracedRun.run("driver", otel(LATEST),
+        app(true, withRetry(pool(SANDBOX.bareUrl("oteldrv", OMNIUM_KEYS)))), () -> loseReplicaSessions("oteldrv"));
     assertTruthful(run, true);
     assertRetryEvent(run);
   }
 
   @Test
   void dataSourceMode() throws Exception {
-    TracedRun run = TracedRun.run("datasource", TracedRun.otelAgent("otel.agent.jar"), true,
-        withRetry(args("datasource", SANDBOX.bareUrl("otelds", OMNIUM_KEYS))), () -> loseReplicaSessions("otelds"));
+    TracedRun run = TracedRun.run("datasource", otel(LATEST),
+        app(true, withRetry(args("datasource", SANDBOX.bareUrl("otelds", OMNIUM_KEYS)))),
+        () -> loseReplicaSessions("otelds"));
     assertTruthful(run, true);
     assertRetryEvent(run);
   }
 
   @Test
   void javaagentModeOpenTelemetryFirst() throws Exception {
-    List<String> jvm = new ArrayList<>(TracedRun.otelAgent("otel.agent.jar"));
+    List<String> jvm = new ArrayList<>(otel(LATEST));
     jvm.add(omniumAgent("otelagt1"));
-    TracedRun run = TracedRun.run("agent-otel-first", jvm, true, withRetry(pool(plainUrl("agt1-own"))),
+    TracedRun run = TracedRun.run("agent-otel-first", jvm, app(true, withRetry(pool(plainUrl("agt1-own")))),
         () -> loseReplicaSessions("otelagt1"));
     assertTruthful(run, true);
     assertRetryEvent(run);
@@ -77,38 +81,65 @@ class OtelTracesIT {
   void javaagentModeOmniumFirst() throws Exception {
     List<String> jvm = new ArrayList<>();
     jvm.add(omniumAgent("otelagt2"));
-    jvm.addAll(TracedRun.otelAgent("otel.agent.jar"));
-    TracedRun run = TracedRun.run("agent-omnium-first", jvm, true, pool(plainUrl("agt2-own")), null);
+    jvm.addAll(otel(LATEST));
+    TracedRun run = TracedRun.run("agent-omnium-first", jvm, app(true, pool(plainUrl("agt2-own"))), null);
     assertTruthful(run, true);
   }
 
   /** The common case: an application without the OpenTelemetry API, only the agent. */
   @Test
   void driverModeWithoutTheApi() throws Exception {
-    TracedRun run = TracedRun.run("driver-no-api", TracedRun.otelAgent("otel.agent.jar"), false,
-        pool(SANDBOX.bareUrl("otelnoapi", OMNIUM_KEYS)), null);
+    TracedRun run = TracedRun.run("driver-no-api", otel(LATEST),
+        app(false, pool(SANDBOX.bareUrl("otelnoapi", OMNIUM_KEYS))), null);
     assertTruthful(run, true);
+  }
+
+  /** omnium's Spring Boot starter in a web application: JDBC spans are children of the request's. */
+  @Test
+  void springBootStarter() throws Exception {
+    int port = freePort();
+    List<String> launch = List.of("-jar", TracedRun.jar("spring.app.jar"),
+        "--spring.datasource.url=" + SANDBOX.bareUrl("otelboot", null),
+        "--spring.datasource.username=" + SANDBOX.cluster().user(),
+        "--omnium.heartbeat-interval=200ms", "--omnium.max-age=5s",
+        "--server.port=" + port, "--spring.main.banner-mode=off", "--logging.level.root=WARN",
+        "--idleMs=" + IDLE_MILLIS);
+    TracedRun run = TracedRun.run("spring-boot", otel(LATEST), launch, () -> {
+      String base = "http://127.0.0.1:" + port;
+      for (int n = 1; n <= UNITS; n++) {
+        get(base + "/read/" + n);
+        get(base + "/read/" + (100 + n));
+        get(base + "/write/" + n);
+        Thread.sleep(150);
+      }
+    });
+    assertTruthful(run, true);
+    // the unit each statement's span is a child of (checked above) is the request's server span
+    for (TracedRun.Unit u : run.units.values()) {
+      assertTrue(run.spans.stream().anyMatch(p -> p.spanId().equals(u.spanId()) && p.kind() == SERVER),
+          u + " is not a server span\n" + run.transcript());
+    }
   }
 
   // ---------------------------------------------------------------- an older agent
 
   @Test
   void olderAgentDriverMode() throws Exception {
-    TracedRun run = TracedRun.run("old-driver", TracedRun.otelAgent("otel.agent.old.jar"), true,
-        withRetry(pool(SANDBOX.bareUrl("oteloldd", OMNIUM_KEYS))), () -> loseReplicaSessions("oteloldd"));
+    TracedRun run = TracedRun.run("old-driver", otel(OLDER),
+        app(true, withRetry(pool(SANDBOX.bareUrl("oteloldd", OMNIUM_KEYS)))), () -> loseReplicaSessions("oteloldd"));
     assertTruthful(run, true);
     assertRetryEvent(run);
   }
 
   @Test
   void olderAgentJavaagentModeBothOrders() throws Exception {
-    List<String> first = new ArrayList<>(TracedRun.otelAgent("otel.agent.old.jar"));
+    List<String> first = new ArrayList<>(otel(OLDER));
     first.add(omniumAgent("oteloldA"));
-    assertTruthful(TracedRun.run("old-agent-otel-first", first, true, pool(plainUrl("oldA-own")), null), true);
+    assertTruthful(TracedRun.run("old-agent-otel-first", first, app(true, pool(plainUrl("oldA-own"))), null), true);
     List<String> second = new ArrayList<>();
     second.add(omniumAgent("oteloldB"));
-    second.addAll(TracedRun.otelAgent("otel.agent.old.jar"));
-    assertTruthful(TracedRun.run("old-agent-omnium-first", second, true, pool(plainUrl("oldB-own")), null), true);
+    second.addAll(otel(OLDER));
+    assertTruthful(TracedRun.run("old-agent-omnium-first", second, app(true, pool(plainUrl("oldB-own"))), null), true);
   }
 
   @AfterAll
@@ -158,7 +189,7 @@ class OtelTracesIT {
         replicaReads++;
         assertEquals(SANDBOX.replica(0).port(), r.port(), what);
       }
-      TracedRun.Unit unit = run.units.get(unitOf(r.tag()));
+      TracedRun.Unit unit = run.units.get(unitOf(run, r.tag()));
       if (unit != null) {
         assertEquals(unit.traceId(), s.traceId(), what + ": not in its unit's trace");
         assertEquals(unit.spanId(), s.parentSpanId(), what + ": not a child of its unit of work");
@@ -168,7 +199,8 @@ class OtelTracesIT {
       assertTrue(replicaReads >= 3, "reads on the replica: " + replicaReads + "\n" + run.transcript());
       // the last unit's reads ran on the replica: nothing the agent asked pinned them elsewhere
       for (String tag : List.of("r" + UNITS + "a", "r" + UNITS + "b", "a" + UNITS)) {
-        assertTrue(run.ran.get(tag).inRecovery(), tag + " not on the replica\n" + run.transcript());
+        TracedRun.Ran r = run.ran.get(tag);
+        assertTrue(r == null || r.inRecovery(), tag + " not on the replica\n" + run.transcript());
       }
       List<ExportedSpan> own = run.untagged();
       assertEquals(List.of(), own.stream().map(s -> s.name() + " [" + s.queryText() + "]").collect(Collectors.toList()),
@@ -215,9 +247,31 @@ class OtelTracesIT {
         run.took.toMillis() / 1000.0));
   }
 
-  static int unitOf(String tag) {
-    String digits = tag.replaceAll("[^0-9]", "");
-    return tag.startsWith("x") ? 0 : Integer.parseInt(digits);
+  /** The unit of work a tag belongs to: its number (0 for x1); a Spring write is unit 1000 + n. */
+  static int unitOf(TracedRun run, String tag) {
+    int n = tag.startsWith("x") ? 0 : Integer.parseInt(tag.replaceAll("[^0-9]", ""));
+    return tag.startsWith("w") && run.units.containsKey(1000 + n) ? 1000 + n : n;
+  }
+
+  static List<String> otel(String jarProperty) {
+    return TracedRun.otelAgent(jarProperty);
+  }
+
+  static List<String> app(boolean withApi, List<String> args) {
+    return TracedRun.tracedApp(withApi, args);
+  }
+
+  static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  static void get(String url) throws Exception {
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), url + ": " + r.body());
   }
 
   // ---------------------------------------------------------------- runs

@@ -75,20 +75,27 @@ final class TracedRun {
         "-Dotel.bsp.schedule.delay=100");
   }
 
+  /** {@link TracedApp} with {@code args}, with or without the OpenTelemetry API on its class path. */
+  static List<String> tracedApp(boolean withApi, List<String> args) {
+    List<String> launch = new ArrayList<>();
+    launch.add("-cp");
+    launch.add(property("app.classpath") + (withApi ? File.pathSeparator + property("otel.api.classpath") : ""));
+    launch.add(TracedApp.class.getName());
+    launch.addAll(args);
+    return launch;
+  }
+
   /**
    * Runs the application to its end. {@code onPause}, when the application pauses (its retry
-   * scenario), runs before it is told to go on.
+   * scenario, or the Spring application once it is ready), runs before it is told to go on.
    */
-  static TracedRun run(String name, List<String> jvmOptions, boolean withApi, List<String> appArgs,
-      Callable onPause) throws Exception {
+  static TracedRun run(String name, List<String> jvmOptions, List<String> launch, Callable onPause)
+      throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(System.getProperty("java.home") + "/bin/java");
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.addAll(jvmOptions);
-    cmd.add("-cp");
-    cmd.add(property("app.classpath") + (withApi ? File.pathSeparator + property("otel.api.classpath") : ""));
-    cmd.add(TracedApp.class.getName());
-    cmd.addAll(appArgs);
+    cmd.addAll(launch);
     Path dir = Path.of("target", "otel-runs");
     Files.createDirectories(dir);
     Path out = dir.resolve(name + ".out");
