@@ -21,17 +21,25 @@ import javax.sql.DataSource;
  * own ({@code UNIT <n> <traceId> <spanId>}), the parent of its statements' spans.
  *
  * <pre>
- * TracedApp pool|datasource URL USER UNITS IDLE_MS [retry]
+ * TracedApp pool|datasource URL USER UNITS IDLE_MS [retry [conflict]]
  * </pre>
  * {@code pool}: an application-owned HikariCP pool on the URL ({@code jdbc:postgresql:} with or
  * without omnium's agent, or {@code jdbc:omnium:}); {@code datasource}: an {@code OmniumDataSource}.
  * {@code retry}: after the units, prints {@code PAUSE}, waits for a line on stdin, then runs one
- * read-only statement (tag {@code x1}). Then it stays idle for IDLE_MS (omnium's background work
- * goes on) and prints {@code DONE}.
+ * read-only statement (tag {@code x1}). {@code conflict}: then read-only statements ({@code x2},
+ * …) until one runs on the replica again, and {@link #SLOW_READ} (tag {@code c1}), which the test
+ * makes the replica cancel (40001) by truncating its table on the primary. Then it stays idle for
+ * IDLE_MS (omnium's background work goes on) and prints {@code DONE}.
  */
 public final class TracedApp {
   public static final String SCHEMA = "CREATE TABLE IF NOT EXISTS otel_writes"
       + " (id bigserial PRIMARY KEY, unit int, at timestamptz DEFAULT now())";
+  /** What the conflict scenario's slow read holds on the replica while the primary truncates it. */
+  public static final String CONFLICT_SCHEMA = "CREATE TABLE IF NOT EXISTS otel_conflict (v int)";
+  public static final String CONFLICT_DATA = "INSERT INTO otel_conflict SELECT generate_series(1, 100)";
+  /** The slow read (tag c1) of the conflict scenario. */
+  public static final String SLOW_READ = "SELECT pg_is_in_recovery() AS c1, inet_server_port(),"
+      + " (SELECT count(*) FROM otel_conflict), pg_sleep(3)";
 
   private TracedApp() { }
 
@@ -42,6 +50,7 @@ public final class TracedApp {
     int units = Integer.parseInt(args[3]);
     long idleMillis = Long.parseLong(args[4]);
     boolean retry = args.length > 5 && "retry".equals(args[5]);
+    boolean conflict = args.length > 6 && "conflict".equals(args[6]);
 
     DataSource ds;
     AutoCloseable closer;
@@ -76,6 +85,15 @@ public final class TracedApp {
           try (Connection c = ds.getConnection()) {
             c.setReadOnly(true);
             query(c, "x1");
+            // the pool's other replica sessions were terminated too: each is found dead once
+            for (int k = 2; conflict && k <= 20 && !query(c, "x" + k); k++) {
+              Thread.sleep(50);
+            }
+            if (conflict) {
+              try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(SLOW_READ)) {
+                print(rs, "c1");
+              }
+            }
           }
         });
       }
@@ -116,19 +134,22 @@ public final class TracedApp {
     }
   }
 
-  static void query(Connection c, String tag) throws SQLException {
+  /** Runs the tagged query; returns whether it ran on a replica. */
+  static boolean query(Connection c, String tag) throws SQLException {
     try (Statement st = c.createStatement();
          ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery() AS " + tag + ", inet_server_port()")) {
-      print(rs, tag);
+      return print(rs, tag);
     }
   }
 
-  private static void print(ResultSet rs, String tag) throws SQLException {
+  private static boolean print(ResultSet rs, String tag) throws SQLException {
     rs.next();
+    boolean inRecovery = rs.getBoolean(1);
     synchronized (System.out) {
-      System.out.println("RAN " + tag + " " + rs.getBoolean(1) + " " + rs.getInt(2));
+      System.out.println("RAN " + tag + " " + inRecovery + " " + rs.getInt(2));
       System.out.flush();
     }
+    return inRecovery;
   }
 
   /** A unit of work. */

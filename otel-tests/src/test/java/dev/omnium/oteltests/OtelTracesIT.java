@@ -27,7 +27,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class OtelTracesIT {
   @RegisterExtension
-  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1).sql(TracedApp.SCHEMA).build();
+  static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1)
+      // the replica cancels a query that holds replay back for more than 100 ms: a real 40001
+      .setting("max_standby_streaming_delay", "100ms").setting("max_standby_archive_delay", "100ms")
+      .sql(TracedApp.SCHEMA, TracedApp.CONFLICT_SCHEMA, TracedApp.CONFLICT_DATA).build();
 
   static final int UNITS = 6;
   /** How long each application stays idle at the end while omnium's background work goes on. */
@@ -52,10 +55,22 @@ class OtelTracesIT {
 
   @Test
   void driverMode() throws Exception {
-    TracedRun run = TracedRun.run("driver", otel(LATEST),
-        app(true, withRetry(pool(SANDBOX.bareUrl("oteldrv", OMNIUM_KEYS)))), () -> loseReplicaSessions("oteldrv"));
+    List<String> args = withRetry(pool(SANDBOX.bareUrl("oteldrv", OMNIUM_KEYS)));
+    args.add("conflict");
+    TracedRun run = TracedRun.run("driver", otel(LATEST), app(true, args), () -> loseReplicaSessions("oteldrv"),
+        () -> truncateWhileTheReplicaReads("oteldrv"));
     assertTruthful(run, true);
     assertRetryEvent(run);
+    // the slow read the replica cancelled (40001) ran again on the fallback route: one span, one event
+    TracedRun.Ran c = run.ran.get("c1");
+    assertTrue(c != null && !c.inRecovery() && c.port() == SANDBOX.primary().port(), c + "\n" + run.transcript());
+    ExportedSpan s = run.spansOf("c1").get(0);
+    List<ExportedSpan.Event> retries = s.events().stream().filter(e -> e.name().equals("omnium.retry"))
+        .collect(Collectors.toList());
+    assertEquals(1, retries.size(), s.toString());
+    assertEquals("recovery conflict", retries.get(0).attributes().get("omnium.retry.reason"), s.toString());
+    assertEquals("40001", retries.get(0).attributes().get("omnium.retry.sqlstate"), s.toString());
+    assertEquals("fallback", s.attribute("omnium.route"), s.toString());
   }
 
   @Test
@@ -249,7 +264,7 @@ class OtelTracesIT {
 
   /** The unit of work a tag belongs to: its number (0 for x1); a Spring write is unit 1000 + n. */
   static int unitOf(TracedRun run, String tag) {
-    int n = tag.startsWith("x") ? 0 : Integer.parseInt(tag.replaceAll("[^0-9]", ""));
+    int n = tag.startsWith("x") || tag.startsWith("c") ? 0 : Integer.parseInt(tag.replaceAll("[^0-9]", ""));
     return tag.startsWith("w") && run.units.containsKey(1000 + n) ? 1000 + n : n;
   }
 
@@ -298,6 +313,14 @@ class OtelTracesIT {
   static String omniumAgent(String applicationName) {
     return "-javaagent:" + TracedRun.jar("omnium.agent.jar") + "=replica=" + SANDBOX.replica(0).hostPort()
         + "&applicationName=" + applicationName + "&" + OMNIUM_KEYS;
+  }
+
+  /** Waits until the replica runs the application's slow read, then truncates its table on the primary. */
+  static void truncateWhileTheReplicaReads(String app) throws Exception {
+    Poll.until(Duration.ofSeconds(60), "the slow read to run on the replica",
+        () -> !"0".equals(SANDBOX.queryOne(SANDBOX.replica(0), "SELECT count(*) FROM pg_stat_activity"
+            + " WHERE application_name = ? AND query LIKE '%pg_sleep(3)%' AND state = 'active'", app + ":replica")));
+    SANDBOX.execOnPrimary("TRUNCATE otel_conflict");
   }
 
   /** Ends every replica session of the application's pool on the server; the pool still holds them. */

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Case 1 interleaved (dev.omnium.bench.Interleaved, 1 thread) twice: once as benchmarks/run.sh runs it,
+# once with the OpenTelemetry Java agent attached to the measuring JVMs (every contender's statements
+# then make JDBC spans; omnium's also get the server they ran on). The agent comes from Maven Central
+# (the version otel-tests uses) into benchmarks/target/otel-agents. The spans are made and dropped
+# (exporter none): what is measured is the cost of tracing in the client, not of an exporter.
+#   benchmarks/otel.sh                 # 1200 rounds (ROUNDS=n) over 4 forks each, results/<date>-interleaved-otel*.md
+#   QUICK=1 benchmarks/otel.sh         # a tooling check into benchmarks/target/quick
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+jar="$here/target/benchmarks.jar"
+if [[ ! -f "$jar" ]]; then
+  mvn -B -q -pl benchmarks -am package -DskipTests
+fi
+version="$(sed -n 's:.*<otel.agent.version>\(.*\)</otel.agent.version>.*:\1:p' otel-tests/pom.xml)"
+agents="$here/target/otel-agents"
+agent="$agents/opentelemetry-javaagent-$version.jar"
+if [[ ! -f "$agent" ]]; then
+  mvn -B -q -N dependency:copy -Dartifact="io.opentelemetry.javaagent:opentelemetry-javaagent:$version" \
+    -DoutputDirectory="$agents"
+fi
+date="$(date -u +%Y-%m-%d)"
+results=benchmarks/results
+il_args=(--rounds "${ROUNDS:-1200}" --block 50 --warm-rounds 40 --threads 1 --forks 4)
+if [[ "${QUICK:-0}" == 1 ]]; then
+  results=benchmarks/target/quick
+  il_args=(--rounds 4 --block 10 --warm-rounds 1 --threads 1 --forks 2)
+  export OMNIUM_BENCH_WARM_ROUNDS=1
+fi
+mkdir -p "$results"
+heap=(-Xms2g -Xmx2g -XX:+AlwaysPreTouch)
+otel=(-javaagent:"$agent" -Dotel.service.name=omnium-benchmarks -Dotel.traces.exporter=none
+  -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.semconv-stability.opt-in=database/dup)
+start=$SECONDS
+java "${heap[@]}" -cp "$jar" dev.omnium.bench.Interleaved "${il_args[@]}" --out "$results/$date-interleaved-no-otel.md"
+echo "benchmarks: interleaved without the agent done after $((SECONDS - start)) s"
+java "${heap[@]}" "${otel[@]}" -cp "$jar" dev.omnium.bench.Interleaved "${il_args[@]}" --out "$results/$date-interleaved-otel.md"
+echo "benchmarks: interleaved with opentelemetry-javaagent $version done after $((SECONDS - start)) s"
