@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class TracingTest {
   @Test
   void withoutOpenTelemetryNothingIsFoundAndNothingHappens() {
-    assertThrows(ClassNotFoundException.class, () -> Class.forName("io.opentelemetry.api.trace.Span"));
+    assertThrows(ClassNotFoundException.class,
+        () -> Class.forName("io.opentelemetry.api.trace.Span"));
     assertFalse(Tracing.ON);
     assertFalse(Tracing.QUIET);
     assertEquals("none", Tracing.SOURCE);
