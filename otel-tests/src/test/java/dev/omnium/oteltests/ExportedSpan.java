@@ -69,6 +69,8 @@ record ExportedSpan(String scope, String traceId, String spanId, String parentSp
       String text = v.has("stringValue") ? v.get("stringValue").asText()
           : v.has("intValue") ? v.get("intValue").asText()
           : v.has("boolValue") ? v.get("boolValue").asText()
+          // older exporters write an empty string as an empty value: {"key": ..., "value": {}}
+          : v.isEmpty() ? ""
           : v.toString();
       m.put(a.path("key").asText(), text);
     }
