@@ -45,6 +45,7 @@ public final class Scenarios {
     all.addAll(LifecycleScenarios.group().scenarios());
     all.addAll(TransitionScenarios.group().scenarios());
     all.addAll(SessionStateScenarios.group().scenarios());
+    all.addAll(SqlStateScenarios.group().scenarios());
     all.addAll(LostSessionScenarios.group().scenarios());
     all.addAll(ArgumentScenarios.group().scenarios());
     Set<String> ids = new HashSet<>();

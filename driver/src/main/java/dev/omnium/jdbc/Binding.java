@@ -4,7 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Map;
 import org.postgresql.PGConnection;
 
@@ -13,8 +12,9 @@ import org.postgresql.PGConnection;
  * what the logical connection changed on it, and its release. Released at most once, whichever
  * thread gets there first (the application, a pool's abort or eviction), so a replica's in-use
  * count never drifts. A session that goes back to a pool is lent again in the state a new one
- * has: what JDBC changed is reset, and so is any setting the server reports as changed
- * (ParameterStatus); one that cannot be reset is evicted.
+ * has: what JDBC or SQL changed is reset, and so is any setting the server reports as changed
+ * (ParameterStatus); one whose state a reset cannot undo with certainty is closed instead
+ * ({@link SessionEffect}, {@link SessionReset}).
  */
 final class Binding {
   /** Settings the server reports when they change (some only on newer servers). */
@@ -52,10 +52,11 @@ final class Binding {
   /** {@link SessionState} bits applied to this session, to undo before it goes back. */
   int applied;
   /**
-   * Raw SQL that may change a setting ran here: reset on return even where the server reports
-   * nothing (search_path before PostgreSQL 18).
+   * The strongest {@link SessionEffect} of the SQL run here (or replayed here): a setting is reset
+   * on return even where the server reports nothing (search_path before PostgreSQL 18), a call
+   * the driver cannot classify is also checked, stateful SQL closes the session.
    */
-  boolean settingsSql;
+  int effect;
   int networkTimeoutBefore;
   int holdabilityBefore;
   Map<String, Class<?>> typeMapBefore;
@@ -75,7 +76,7 @@ final class Binding {
     statements = 0;
     retried = false;
     applied = 0;
-    settingsSql = false;
+    effect = SessionEffect.NONE;
     PGConnection pg = null;
     if (pooled) {
       // only replica pools lend session wrappers: other routes skip the wrapper look-up
@@ -108,7 +109,12 @@ final class Binding {
     statements = 0;
     retried = false;
     applied = 0;
-    settingsSql = false;
+    effect = SessionEffect.NONE;
+  }
+
+  /** SQL with {@code effect} runs (or was replayed) on this session. */
+  void saw(int sqlEffect) {
+    if (sqlEffect > effect) effect = sqlEffect;
   }
 
   /** The session goes back to a pool, to be lent again. */
@@ -252,44 +258,55 @@ final class Binding {
   }
 
   /**
-   * Undoes on a pooled session what this logical connection changed: one {@code RESET ALL} when
-   * a JDBC setter or raw SQL changed a setting (it restores the startup values, read-only
-   * included), then the client-side values. False when the session must be evicted instead.
+   * Undoes on a pooled session what this logical connection changed: one round trip when a JDBC
+   * setter, SQL or the server's reports say something changed ({@link SessionReset#RESET}, which
+   * restores the startup values, read-only included, role and session authorization too; checked
+   * as well after a call the driver could not classify), then the client-side values. False when
+   * the session must be closed instead: stateful SQL ran, the check found state, or a setting
+   * differs still.
    */
   private boolean resetForPool(Connection c, Connection s, ReplicaSessionBase rs, Route r) {
     int bits = applied;
+    int sql = effect;
+    Map<String, Class<?>> typeMap = typeMapBefore;
+    typeMapBefore = null;
+    if (sql == SessionEffect.STATEFUL) return closedForState();
     PGConnection pg = pg(s, c);
     try {
       // The pool rolls back only what ran through its own statement proxies: a read session's
       // statements did not (see session()), so a transaction left open is rolled back here.
       if (r != Route.PRIMARY && PgTransactionState.inTransactionOn(s)) c.rollback();
-      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || settingsSql || reportedChanged(pg, rs)) {
+      if ((bits & SessionState.NEEDS_SQL_RESET) != 0 || sql != SessionEffect.NONE
+          || reportedChanged(pg, rs)) {
         if (!c.getAutoCommit()) {
           c.rollback();
           c.setAutoCommit(true);
         }
-        try (Statement st = c.createStatement()) {
-          st.execute("RESET ALL");
-        }
-        // e.g. SET SESSION AUTHORIZATION: not ours to undo
-        if (reportedChanged(pg, rs)) return false;
+        router.sessionResets.increment();
+        boolean clean = SessionReset.run(c, sql == SessionEffect.UNSURE);
+        // a setting still different afterwards is not ours to undo
+        if (!clean || reportedChanged(pg, rs)) return closedForState();
       }
       if ((bits & SessionState.NETWORK_TIMEOUT) != 0) {
         c.setNetworkTimeout(Runnable::run, networkTimeoutBefore);
       }
       if ((bits & SessionState.HOLDABILITY) != 0) c.setHoldability(holdabilityBefore);
-      if ((bits & SessionState.TYPE_MAP) != 0) c.setTypeMap(typeMapBefore);
-      typeMapBefore = null;
+      if ((bits & SessionState.TYPE_MAP) != 0) c.setTypeMap(typeMap);
       if (r != Route.PRIMARY) {
         // the reported settings equal those at bind here (checked above): no second look-up
         String ro = pg == null ? null : reportedAtBind[0];
         // read routes stay read-only: a session that says otherwise is never lent again
-        if (ro != null && !"on".equals(ro)) return false;
+        if (ro != null && !"on".equals(ro)) return closedForState();
       }
       return true;
     } catch (SQLException | RuntimeException e) {
       return false;
     }
+  }
+
+  private boolean closedForState() {
+    router.sessionsClosedForState.increment();
+    return false;
   }
 
   @Override

@@ -244,6 +244,9 @@ abstract class LogicalConnectionBase implements Connection {
    */
   final void changed(int bit) throws SQLException {
     state.set |= bit;
+    // the last writer owns a setting: a SQL SET of the same one is no longer replayed
+    if (bit == SessionState.SCHEMA) state.sqlSettings.supersede("search_path");
+    if (bit == SessionState.ISOLATION) state.sqlSettings.supersede("default_transaction_isolation");
     Binding p = primaryBinding();
     Connection pc = p == null ? null : p.connection();
     if (pc != null) {
@@ -484,6 +487,7 @@ abstract class LogicalConnectionBase implements Connection {
 
   @Override
   public void rollback(Savepoint savepoint) throws SQLException {
+    state.sqlSettings.rewound(); // which SQL settings of the transaction still hold is unknown
     onSavepointSession(c -> {
       c.rollback(savepoint);
       return null;

@@ -104,14 +104,30 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     return writes == 1;
   }
 
-  /** Whether the fixed SQL may change a session setting, computed once: 0 unknown, 1 yes, 2 no. */
-  private byte sets;
+  /** What the fixed SQL may leave on its session, computed once: {@link SessionEffect} + 1. */
+  private byte effect;
 
   @Override
-  boolean maySetSession(String sqlArg) {
-    if (sqlArg != null) return super.maySetSession(sqlArg);
-    if (sets == 0) sets = conn.state.maySetSession(sql) ? (byte) 1 : (byte) 2;
-    return sets == 1;
+  String sqlOf(String sqlArg) {
+    return sqlArg != null ? sqlArg : sql;
+  }
+
+  @Override
+  int sessionEffect(String sqlArg) {
+    if (sqlArg != null) return super.sessionEffect(sqlArg);
+    if (effect == 0) effect = (byte) (conn.state.sessionEffect(sql) + 1);
+    return effect - 1;
+  }
+
+  @Override
+  void recordSettings(Connection target, String sqlArg) throws SQLException {
+    if (sqlArg != null) {
+      super.recordSettings(target, sqlArg);
+    } else if (batch != null && !batch.isEmpty()) {
+      conn.state.rawUse(target); // rows of values for one setting: not recorded, checked
+    } else {
+      conn.state.settingsRan(target, sql, params);
+    }
   }
 
   @Override

@@ -164,13 +164,13 @@ class LogicalStatement implements Statement {
     checkOpen();
     lastResultSet = null;
     Connection target = conn.beginStatement();
-    conn.beforeExecute(target, this, sql);
+    int effect = conn.state.beforeStatement(target, this, sql);
     if (Tracing.ON) Tracing.statement(bindingOf(target));
+    Object rs;
     try {
-      Object rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
+      rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
       conn.answered(target);
       conn.afterAutocommitStatement(op != QUERY && !(op == EXECUTE && boolResult), this, sql);
-      return rs;
     } catch (SQLException first) {
       String from = Tracing.ON ? Tracing.where(bindingOf(target)) : null;
       Connection retry = canReplay() ? conn.retryTarget(first) : null;
@@ -178,14 +178,35 @@ class LogicalStatement implements Statement {
         conn.statementFailed(target, first);
         throw SqlStates.asConnectionLost(first);
       }
-      conn.beforeExecute(retry, this, sql);
+      target = retry;
+      effect = conn.state.beforeStatement(retry, this, sql);
       if (Tracing.ON) Tracing.retried(from, first, bindingOf(retry));
       try {
-        return exec(physicalFor(retry), op, sql, keys, columnIndexes, columnNames);
+        rs = exec(physicalFor(retry), op, sql, keys, columnIndexes, columnNames);
       } catch (SQLException second) {
         second.addSuppressed(first);
         conn.statementFailed(retry, second);
         throw SqlStates.asConnectionLost(second);
+      }
+    }
+    if (effect == SessionEffect.SETTING) recordSettings(target, sql);
+    return rs;
+  }
+
+  /**
+   * SQL that sets session settings ran on {@code target}: the logical connection records them
+   * ({@code sql}, or each string of this statement's batch when null).
+   */
+  void recordSettings(Connection target, String sql) throws SQLException {
+    if (sql != null) {
+      conn.state.settingsRan(target, sql, null);
+      return;
+    }
+    ArrayList<Object> b = batch;
+    for (int i = 0; b != null && i < b.size(); i++) {
+      String each = (String) b.get(i);
+      if (SessionEffect.of(each) == SessionEffect.SETTING) {
+        conn.state.settingsRan(target, each, null);
       }
     }
   }
@@ -206,16 +227,20 @@ class LogicalStatement implements Statement {
     return StatementKind.mayWrite(sql);
   }
 
-  /** Whether {@code sql} (this statement's batch when null) may change a session setting. */
-  boolean maySetSession(String sql) {
-    if (sql != null) return conn.state.maySetSession(sql);
+  /** The SQL an execute runs: {@code sql}, or null for this statement's batch. */
+  String sqlOf(String sql) {
+    return sql;
+  }
+
+  /** What {@code sql} (this statement's batch when null) may leave on its session. */
+  int sessionEffect(String sql) {
+    if (sql != null) return conn.state.sessionEffect(sql);
+    int effect = SessionEffect.NONE;
     ArrayList<Object> b = batch;
-    if (b != null) {
-      for (int i = 0; i < b.size(); i++) {
-        if (StatementKind.maySetSession((String) b.get(i))) return true;
-      }
+    for (int i = 0; b != null && i < b.size(); i++) {
+      effect = Math.max(effect, SessionEffect.of((String) b.get(i)));
     }
-    return false;
+    return effect;
   }
 
   /** False when a retry could not resend the same input (a stream already consumed). */
@@ -647,7 +672,9 @@ class LogicalStatement implements Statement {
     // pgjdbc's statement unwraps to what it is, open or closed; a closed one here has no
     // physical statement left to answer
     if (closed) throw new SQLException("Cannot unwrap to " + iface.getName());
-    return physicalFor(conn.currentTarget()).unwrap(iface);
+    Connection target = conn.currentTarget();
+    conn.state.rawUse(target); // SQL may run on pgjdbc's statement unseen
+    return physicalFor(target).unwrap(iface);
   }
 
   @Override

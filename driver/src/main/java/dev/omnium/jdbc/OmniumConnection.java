@@ -18,9 +18,9 @@ import org.postgresql.jdbc.PgConnection;
  * effective lag is within {@code maxAge}, else to the capped fallback pool on the primary.
  *
  * <p>JDBC state (auto-commit, isolation, schema, network timeout, holdability, client info, type
- * map) belongs to this logical connection and is applied in full to each session it binds; a
- * pooled session is reset before anyone else borrows it. State set with SQL stays on the session
- * it ran on (see docs/architecture.md, "A logical connection and pgjdbc").
+ * map) and session settings set with SQL belong to this logical connection and are applied to
+ * each session it binds; a pooled session is reset, or closed, before anyone else borrows it (see
+ * docs/architecture.md, "A logical connection and pgjdbc").
  *
  * <p>Not thread-safe, like pgjdbc's connection: use it from one thread at a time, except for
  * {@link #close()} and {@link #abort(Executor)}, which any thread may call.
@@ -94,7 +94,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
     long now = System.nanoTime();
     long mustSee = state.writes.requiredPosition(now);
     // PostgreSQL refuses serializable transactions on a standby: those reads use the fallback.
-    boolean primaryOnly = state.fallbackOnly || state.isolation == TRANSACTION_SERIALIZABLE;
+    boolean primaryOnly = state.fallbackOnly || state.isolation == TRANSACTION_SERIALIZABLE
+        || state.sqlSettings.serializable();
     Connection bound = state.reads.connection();
     if (bound != null) {
       if (!state.autoCommit) return bound; // a transaction keeps its route until it ends
@@ -104,19 +105,6 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     state.reads.bindNew(now, state.maxAgeNanos, mustSee, primaryOnly, state);
     return afterBind();
-  }
-
-  /**
-   * Before a statement runs on {@code target}: raw SQL that may change a setting marks the pooled
-   * session it runs on, which is then reset on return even where the server does not report the
-   * change (search_path before PostgreSQL 18). Nothing to do for a session of its own.
-   */
-  void beforeExecute(Connection target, LogicalStatement s, String sql) {
-    Binding b = state.readOnly ? state.reads.current() : state.primary;
-    if (b != null && b.pooled() && !b.settingsSql && b.connection() == target
-        && s.maySetSession(sql)) {
-      b.settingsSql = true;
-    }
   }
 
   /** An autocommit statement ran on the primary: record its commit if it may have written. */
@@ -331,6 +319,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     state.readTxLost = null;
     state.autoCommit = autoCommit;
+    if (autoCommit) state.transactionEnded(true); // its SQL settings hold from now on
   }
 
   @Override
@@ -356,6 +345,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Connection p = primaryConnection();
     if (p != null) commitPrimary(p, false, false);
     endRead(true);
+    state.transactionEnded(true);
   }
 
   /** A read-only transaction whose session was lost at a statement is never committed. */
@@ -424,6 +414,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
         throw checkPrimary(e);
       }
     }
+    state.transactionEnded(false);
     endRead(false);
   }
 
@@ -573,7 +564,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   /**
    * Honest unwrapping: this class for itself; anything else (e.g. {@code PGConnection} for COPY
-   * and LISTEN) is answered by the primary session, which is bound for it.
+   * and LISTEN) is the primary session's, bound for it and checked before a pool lends it again.
    *
    * @param iface the interface or class wanted
    * @return this, or the primary session's object
@@ -583,7 +574,14 @@ public final class OmniumConnection extends LogicalConnectionBase {
   public <T> T unwrap(Class<T> iface) throws SQLException {
     if (iface.isInstance(this)) return iface.cast(this);
     checkOpen();
-    return bindPrimary().unwrap(iface);
+    return primaryForRawUse().unwrap(iface);
+  }
+
+  /** The primary session for pgjdbc's own API (see {@link #unwrap}). */
+  Connection primaryForRawUse() throws SQLException {
+    Connection p = bindPrimary();
+    state.rawUse(p);
+    return p;
   }
 
   @Override

@@ -45,6 +45,8 @@ final class Router implements AutoCloseable, RouterMXBean {
   final LongAdder retries = new LongAdder();
   final LongAdder replicaAcquireFailures = new LongAdder();
   final LongAdder writePositionChecks = new LongAdder();
+  final LongAdder sessionResets = new LongAdder();
+  final LongAdder sessionsClosedForState = new LongAdder();
   final WritePositions writePositions;
 
   private volatile boolean closed;
@@ -350,6 +352,8 @@ final class Router implements AutoCloseable, RouterMXBean {
   @Override public long getRetries() { return retries.sum(); }
   @Override public long getReplicaAcquireFailures() { return replicaAcquireFailures.sum(); }
   @Override public long getWritePositionChecks() { return writePositionChecks.sum(); }
+  @Override public long getSessionResets() { return sessionResets.sum(); }
+  @Override public long getSessionsClosedForState() { return sessionsClosedForState.sum(); }
 
   @Override
   public int getFallbackActive() {

@@ -55,6 +55,20 @@ public interface RouterMXBean {
    */
   long getWritePositionChecks();
 
+  /**
+   * @return pooled sessions reset before they were lent again, one round trip each: the work that
+   *     borrowed them changed session state (a JDBC setter, a SQL setting, a call the driver
+   *     cannot classify, which the reset also checks)
+   */
+  long getSessionResets();
+
+  /**
+   * @return pooled sessions closed instead of lent again: they held state a reset cannot undo
+   *     with certainty ({@code PREPARE}, a {@code WITH HOLD} cursor, a temp table, a session
+   *     advisory lock, {@code LISTEN}), or the reset's check found some
+   */
+  long getSessionsClosedForState();
+
   /** @return fallback connections lent out right now (never more than fallbackPoolSize) */
   int getFallbackActive();
 

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
@@ -64,12 +65,14 @@ final class SessionState {
    * the state again.
    */
   Thread owner;
+  /** The session settings set with SQL: replayed on every session bound. */
+  final SqlSettings sqlSettings = new SqlSettings();
+  /** The session the pending settings of the current transaction ran on. */
+  private Binding pendingOn;
   /**
-   * The last SQL strings found to change a session setting or not ({@link #maySetSession}): an
-   * application runs the same few strings again and again. One field per answer, so a racing
-   * reader can never pair a string with the other's answer.
+   * The last SQL string found to leave nothing on its session ({@link #sessionEffect}): an
+   * application runs the same few strings again and again, and most leave nothing.
    */
-  private String settingSql;
   private String plainSql;
 
   boolean autoCommit = true;
@@ -140,35 +143,143 @@ final class SessionState {
     clientInfo = null;
     typeMap = null;
     set = 0;
+    sqlSettings.clear();
+    pendingOn = null;
   }
 
-  /** Applies the logical state to a session just bound. */
+  /**
+   * Applies the logical state to a session just bound: the JDBC values, then the settings set
+   * with SQL ({@link SqlSettings#replayOn}, in autocommit), then auto-commit.
+   */
   void applyTo(Binding b) throws SQLException {
     Connection c = b.connection();
-    if (autoCommit != b.route().lentAutoCommit) c.setAutoCommit(autoCommit);
+    boolean lent = b.route().lentAutoCommit;
     int s = set;
-    if (s == 0) return;
-    if ((s & ISOLATION) != 0 && isolation != Connection.TRANSACTION_READ_COMMITTED) {
-      apply(b, c, ISOLATION);
+    if (s != 0) {
+      if ((s & ISOLATION) != 0 && isolation != Connection.TRANSACTION_READ_COMMITTED) {
+        apply(b, c, ISOLATION);
+      }
+      if ((s & SCHEMA) != 0) apply(b, c, SCHEMA);
+      if ((s & NETWORK_TIMEOUT) != 0) apply(b, c, NETWORK_TIMEOUT);
+      if ((s & HOLDABILITY) != 0) apply(b, c, HOLDABILITY);
+      if ((s & CLIENT_INFO) != 0) apply(b, c, CLIENT_INFO);
+      if ((s & TYPE_MAP) != 0) apply(b, c, TYPE_MAP);
     }
-    if ((s & SCHEMA) != 0) apply(b, c, SCHEMA);
-    if ((s & NETWORK_TIMEOUT) != 0) apply(b, c, NETWORK_TIMEOUT);
-    if ((s & HOLDABILITY) != 0) apply(b, c, HOLDABILITY);
-    if ((s & CLIENT_INFO) != 0) apply(b, c, CLIENT_INFO);
-    if ((s & TYPE_MAP) != 0) apply(b, c, TYPE_MAP);
+    if (!sqlSettings.isEmpty()) {
+      if (!lent) c.setAutoCommit(lent = true); // the replay is no part of the unit of work
+      b.saw(SessionEffect.SETTING);
+      sqlSettings.replayOn(b.session(), b.route());
+    }
+    if (autoCommit != lent) c.setAutoCommit(autoCommit);
   }
 
-  /** {@link StatementKind#maySetSession}, remembered for the last string of each answer. */
-  boolean maySetSession(String sql) {
-    if (sql == plainSql) return false;
-    if (sql == settingSql) return true;
-    boolean sets = StatementKind.maySetSession(sql);
-    if (sets) {
-      settingSql = sql;
-    } else {
-      plainSql = sql;
+  /** {@link SessionEffect#of}, remembered for the last string that leaves nothing. */
+  int sessionEffect(String sql) {
+    if (sql == plainSql) return SessionEffect.NONE;
+    int effect = SessionEffect.of(sql);
+    if (effect == SessionEffect.NONE) plainSql = sql;
+    return effect;
+  }
+
+  /** The bound session {@code target} is, when it is this state's current one; else null. */
+  Binding bindingOf(Connection target) {
+    Binding b = readOnly ? reads.current() : primary;
+    return b != null && b.connection() == target ? b : null;
+  }
+
+  /**
+   * Before {@code s} runs SQL on {@code target}: what the SQL may leave there marks the session
+   * (reset, checked or closed before a pool lends it again); raw SQL that may end or rewind a
+   * transaction makes its pending settings unsure. Returns the SQL's {@link SessionEffect}.
+   */
+  int beforeStatement(Connection target, LogicalStatement s, String sql) {
+    int effect = s.sessionEffect(sql);
+    if (effect == SessionEffect.NONE && !sqlSettings.hasPending()) return effect;
+    Binding b = bindingOf(target);
+    if (b != null) b.saw(effect);
+    String text = s.sqlOf(sql);
+    if (sqlSettings.hasPending() && (text == null || SessionEffect.endsOrRewinds(text))) {
+      sqlSettings.rewound();
     }
-    return sets;
+    return effect;
+  }
+
+  /** pgjdbc's own objects of {@code target} were handed out: SQL may run there unseen. */
+  void rawUse(Connection target) {
+    Binding b = bindingOf(target);
+    if (b != null) b.saw(SessionEffect.UNSURE);
+  }
+
+  /**
+   * SQL that sets session settings succeeded on {@code target}: recorded when it took effect
+   * (outside a transaction), or when its transaction commits, then applied to the other session
+   * bound, as one pgjdbc session would have them all.
+   */
+  void settingsRan(Connection target, String sql, ParameterLog params) throws SQLException {
+    Binding b = bindingOf(target);
+    List<SqlSetting> changes = SqlSetting.parse(sql);
+    if (changes == null) { // not recordable with certainty: never lent without a check
+      if (b != null) b.saw(SessionEffect.UNSURE);
+      return;
+    }
+    if (params != null) changes.replaceAll(c -> c.withParams(params.copy()));
+    Connection session = b != null ? b.session() : target;
+    if (!autoCommit || PgTransactionState.inTransactionOn(session)) {
+      sqlSettings.pend(changes);
+      pendingOn = b;
+    } else {
+      adopt(changes, b);
+    }
+  }
+
+  /** A transaction ended: its settings hold once it committed. */
+  void transactionEnded(boolean committed) throws SQLException {
+    if (!sqlSettings.hasPending()) return;
+    Binding ranOn = pendingOn;
+    pendingOn = null;
+    List<SqlSetting> changes = sqlSettings.transactionEnded(committed);
+    if (changes != null) adopt(changes, ranOn);
+  }
+
+  /**
+   * Records changes and applies them to every bound session but {@code ranOn}; a JDBC value they
+   * replace (search_path for the schema, the default isolation) is no longer applied.
+   */
+  private void adopt(List<SqlSetting> changes, Binding ranOn) throws SQLException {
+    sqlSettings.record(changes);
+    if (SqlSettings.touches(changes, "search_path")) {
+      set &= ~SCHEMA;
+      schema = null;
+    }
+    if (SqlSettings.touches(changes, "default_transaction_isolation")) {
+      set &= ~ISOLATION;
+      isolation = UNSET;
+    }
+    // As a JDBC setter: the primary's failure fails the call, a read session that cannot take
+    // them is given back (the next unit of work binds afresh, with every setting).
+    Binding p = primary;
+    if (p != null && p != ranOn && p.connection() != null) replay(p, changes);
+    Binding r = reads.current();
+    if (r != null && r != ranOn && r.connection() != null) {
+      try {
+        replay(r, changes);
+      } catch (SQLException e) {
+        if (reads.inTransaction(autoCommit)) throw e;
+        reads.leave(statements, SqlStates.connectionDead(e));
+      }
+    }
+  }
+
+  private void replay(Binding b, List<SqlSetting> changes) throws SQLException {
+    Connection c = b.connection();
+    b.saw(SessionEffect.SETTING);
+    boolean ac = c.getAutoCommit();
+    if (!ac) c.setAutoCommit(true); // no transaction is open on it (setReadOnly refuses then)
+    try {
+      SqlSettings.replayChanges(b.session(), changes, b.route());
+    } finally {
+      if (!ac) c.setAutoCommit(false);
+    }
   }
 
   /** Applies one value to a bound session, remembering what to undo. */

@@ -9,7 +9,8 @@ import java.util.Locale;
  * query) and contain no data-changing keyword count as reads; everything else, a
  * {@code SELECT ... FOR UPDATE} or a keyword inside a string literal included, counts as a write,
  * which costs one position query, never a missed write. Not seen: writes made by functions that a
- * plain {@code SELECT} calls (run those in a transaction, whose commit is always recorded).
+ * plain {@code SELECT} calls (run those in a transaction, whose commit is always recorded). What
+ * SQL leaves on its session is {@link SessionEffect}'s question.
  */
 final class StatementKind {
   private static final String[] READ_STARTS = {
@@ -39,30 +40,6 @@ final class StatementKind {
       }
     }
     return false;
-  }
-
-  /**
-   * Whether {@code sql} may change a session setting: it starts with {@code SET} or
-   * {@code RESET}, or calls {@code set_config}. Unsure counts as yes (a pooled session then
-   * costs one {@code RESET ALL} on return). Allocates nothing.
-   */
-  static boolean maySetSession(String sql) {
-    if (sql == null) return false;
-    int i = skipNoise(sql, 0);
-    if (keywordAt(sql, i, "set") || keywordAt(sql, i, "reset")) return true;
-    for (int at = sql.indexOf('_'); at >= 3; at = sql.indexOf('_', at + 1)) {
-      if (sql.regionMatches(true, at - 3, "set_config", 0, 10)
-          && (at == 3 || !isWordChar(sql.charAt(at - 4)))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean keywordAt(String sql, int i, String keyword) {
-    int end = i + keyword.length();
-    return sql.regionMatches(true, i, keyword, 0, keyword.length())
-        && (end == sql.length() || !isWordChar(sql.charAt(end)));
   }
 
   /** Skips white space, comments and opening parentheses before the first keyword. */

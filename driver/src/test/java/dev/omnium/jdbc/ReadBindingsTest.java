@@ -147,7 +147,7 @@ class ReadBindingsTest {
     assertEquals(0, b.statements);
     assertEquals(0, b.applied);
     assertFalse(b.retried);
-    assertFalse(b.settingsSql);
+    assertEquals(SessionEffect.NONE, b.effect);
     Connection again = bindReplica();
     assertSame(b, reads.current(), "bound again without a new binding");
     assertSame(Route.REPLICA, reads.route());
@@ -221,7 +221,7 @@ class ReadBindingsTest {
     Session s = replicaSession();
     s.reported.put("TimeZone", "Pacific/Chatham"); // a raw SET the server reported
     reads.leave(statements, false);
-    assertTrue(s.sql.contains("RESET ALL"), s.sql.toString());
+    assertTrue(s.sql.contains(SessionReset.RESET), s.sql.toString());
     assertFalse(s.closed(), "reset, so kept in the pool");
 
     assertSame(s, replicaSession());
@@ -232,12 +232,12 @@ class ReadBindingsTest {
   @Test
   void aSessionWhereRawSqlMayHaveChangedAnUnreportedSettingIsResetToo() throws Exception {
     Session s = replicaSession();
-    reads.current().settingsSql = true; // a SET search_path the server (15) does not report
+    reads.current().saw(SessionEffect.SETTING); // a SET search_path 15 does not report
     reads.leave(statements, false);
-    assertEquals(List.of("RESET ALL"), s.sql);
+    assertEquals(List.of(SessionReset.RESET), s.sql);
 
     assertSame(s, replicaSession());
-    assertFalse(reads.current().settingsSql, "a new borrower starts clean");
+    assertEquals(SessionEffect.NONE, reads.current().effect, "a new borrower starts clean");
     reads.leave(statements, false);
     assertEquals(1, s.sql.size(), "nothing ran this time: no reset, no round trip");
   }

@@ -34,21 +34,4 @@ class StatementKindTest {
   void nullMayWrite() {
     assertTrue(StatementKind.mayWrite(null));
   }
-
-  /** A raw SET, RESET or set_config call marks a pooled session; nothing else does. */
-  @Test
-  void settingChangesAreSeenAndNothingElse() {
-    String[] changes = {"SET search_path = tenant_a", "  set TimeZone = 'UTC'",
-        "/* x */ SET SESSION x = 1", "RESET search_path", "reset all", "(SET x = 1)",
-        "SELECT set_config('search_path', 'a', false)", "select pg_catalog.SET_CONFIG('x', 'y')"};
-    String[] others = {"SELECT 1", "UPDATE t SET a = 1", "select settings from t",
-        "SELECT reset_at FROM t", "SELECT offset_config FROM t", "", "_", "setting"};
-    for (String sql : changes) assertTrue(StatementKind.maySetSession(sql), sql);
-    for (String sql : others) assertFalse(StatementKind.maySetSession(sql), sql);
-  }
-
-  @Test
-  void nullChangesNoSetting() {
-    assertFalse(StatementKind.maySetSession(null));
-  }
 }

@@ -120,7 +120,10 @@ final class StubSessions {
     throw new SQLException("stub: " + what, "HY000");
   }
 
-  /** A statement that records its SQL; RESET ALL restores the settings the stub reports. */
+  /**
+   * A statement that records its SQL; a reset (ending with RESET ALL) restores the settings the
+   * stub reports by default.
+   */
   private static Statement statement(Session s) {
     ResultSet results = openResults();
     return (Statement) Proxy.newProxyInstance(StubSessions.class.getClassLoader(),
@@ -133,7 +136,7 @@ final class StubSessions {
           if (m.getName().startsWith("execute") && args != null && args[0] instanceof String) {
             String sql = (String) args[0];
             s.sql.add(sql);
-            if (sql.equals("RESET ALL")) s.reported.putAll(new Session().reported);
+            if (sql.endsWith("RESET ALL")) s.reported.putAll(new Session().reported);
           }
           return defaultValue(m.getReturnType());
         });

@@ -30,8 +30,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Session state that frameworks set through JDBC (HikariCP's {@code schema}, Spring's isolation, network
- * timeouts) follows every routing change; state set with SQL ({@code SET search_path}) stays on the
- * physical session it ran on, as documented.
+ * timeouts) follows every routing change, and so do session settings set with SQL ({@code SET search_path}),
+ * as on a pgjdbc connection (routing contract, rule 6).
  */
 class SessionStateIT {
   @RegisterExtension
@@ -198,12 +198,11 @@ class SessionStateIT {
   }
 
   /**
-   * Documented: {@code SET search_path} through SQL changes the physical session it ran on, not the logical
-   * connection. On the read-write route that session is bound until close, so the setting lasts as with
-   * pgjdbc; read-only work runs on other sessions and does not see it.
+   * Routing contract, rule 6: {@code SET search_path} through SQL is logical state, as on a pgjdbc
+   * connection: read-only work on the replica resolves names in it too, and the primary session keeps it.
    */
   @Test
-  void sqlSetOnThePrimaryStaysOnThePrimarySession() throws Exception {
+  void sqlSetFollowsTheConnectionToEveryRoute() throws Exception {
     String app = "rawset-primary";
     try (Connection c = DriverManager.getConnection(SANDBOX.url(app, "heartbeatInterval=200ms"))) {
       try (Statement st = c.createStatement()) {
@@ -213,16 +212,16 @@ class SessionStateIT {
       assertOnPrimary(primary.where(), app);
       assertEquals("other", primary.schema());
       State replica = replicaState(c, app);
-      assertEquals("public", replica.schema(), "the SQL SET did not travel to the replica session");
-      assertEquals("public", replica.marker());
+      assertEquals("other", replica.schema(), "the SQL SET reached the replica session");
+      assertEquals("other", replica.marker());
       c.setReadOnly(false);
       State again = state(c);
       assertEquals(primary.where().pid(), again.where().pid(), "the same primary session, bound until close");
       assertEquals("other", again.schema(), "and it still carries the SET");
-      // the JDBC setter is the routing-proof way
-      c.setSchema("other");
+      // the JDBC setter owns the setting from then on
+      c.setSchema("public");
       c.setReadOnly(true);
-      assertEquals("other", state(c).schema());
+      assertEquals("public", state(c).schema());
       assertOnReplica(state(c).where(), app);
     }
   }
@@ -247,13 +246,13 @@ class SessionStateIT {
   }
 
   /**
-   * A SQL {@code SET} in read-only work lands on a pooled replica session and holds there for that
-   * unit of work. The driver saw the SET, so the session is reset before it is lent again, whether
-   * or not the server reports the setting (search_path only from PostgreSQL 18); see
-   * docs/architecture.md. {@code SET LOCAL} ends with its transaction.
+   * A SQL {@code SET} in read-only work lands on a pooled replica session and belongs to its logical
+   * connection. The driver saw the SET, so the session is reset before it is lent again, whether or not the
+   * server reports the setting (search_path only from PostgreSQL 18); see docs/architecture.md. {@code SET
+   * LOCAL} ends with its transaction.
    */
   @Test
-  void sqlSetInReadOnlyWorkStaysOnThatPooledReplicaSession() throws Exception {
+  void sqlSetInReadOnlyWorkNeverReachesAnotherConnection() throws Exception {
     String app = "rawset-replica";
     String url = SANDBOX.url(app, "heartbeatInterval=200ms");
     int polluted;

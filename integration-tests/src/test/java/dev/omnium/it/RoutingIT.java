@@ -234,8 +234,8 @@ class RoutingIT {
   }
 
   @Test
-  void rawSqlSessionStateStaysOnItsPhysicalConnection() throws Exception {
-    // Documented behaviour: SET through SQL changes only the physical session it ran on.
+  void rawSqlSessionSettingsFollowTheConnection() throws Exception {
+    // Routing contract, rule 6: a SET through SQL is logical state, as on a pgjdbc connection.
     try (Connection c = open(app())) {
       awaitFresh(c);
       try (Statement st = c.createStatement()) {
@@ -244,7 +244,7 @@ class RoutingIT {
       c.setReadOnly(true);
       try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT current_schema(), pg_is_in_recovery()")) {
         rs.next();
-        assertEquals("public", rs.getString(1), "the replica session never saw the SET");
+        assertEquals("other", rs.getString(1), "the replica session got the SET");
         assertTrue(rs.getBoolean(2));
       }
       c.setReadOnly(false);

@@ -34,6 +34,8 @@ class OmniumMetricsTest {
     @Override public long getRetries() { return 1; }
     @Override public long getReplicaAcquireFailures() { return 0; }
     @Override public long getWritePositionChecks() { return 0; }
+    @Override public long getSessionResets() { return 0; }
+    @Override public long getSessionsClosedForState() { return 0; }
     @Override public int getFallbackActive() { return 2; }
     @Override public int getFallbackPoolSize() { return 4; }
     @Override public boolean isLagAlert() { return alert; }
