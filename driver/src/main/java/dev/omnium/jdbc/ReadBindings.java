@@ -108,10 +108,48 @@ final class ReadBindings {
           c = null;
         }
         if (c != null && checkPosition && !hasReplayed(r, c, mustSee)) c = null;
-        if (c != null) return bind(c, Route.REPLICA, r, state);
+        if (c != null) {
+          try {
+            return bind(c, Route.REPLICA, r, state);
+          } catch (SQLException e) {
+            // Applying the connection's state met a session that ended in the pool: nothing of
+            // the unit of work ran, so it goes to the fallback route as a failed first statement
+            // would (routing contract, rule 5).
+            if (!deadAtBind(e, c)) throw e;
+            return retriedOnFallback(state, e);
+          }
+        }
       }
     }
-    return bind(router.borrowFallback(), Route.FALLBACK, null, state);
+    Connection f = router.borrowFallback();
+    try {
+      return bind(f, Route.FALLBACK, null, state);
+    } catch (SQLException e) {
+      if (!deadAtBind(e, f)) throw e;
+      return retriedOnFallback(state, e); // a fallback session lost in the pool: once more
+    }
+  }
+
+  /**
+   * The one retry of a unit of work whose session was found dead when it was bound; when that
+   * fails too, the lost session's error (class 08) with the retry's suppressed.
+   */
+  private Connection retriedOnFallback(SessionState state, SQLException dead)
+      throws SQLException {
+    router.retries.increment();
+    try {
+      bind(router.borrowFallback(), Route.FALLBACK, null, state);
+    } catch (SQLException again) {
+      SQLException lost = SqlStates.asConnectionLost(dead);
+      lost.addSuppressed(again);
+      throw lost;
+    }
+    current.retried = true;
+    return current.connection();
+  }
+
+  private static boolean deadAtBind(SQLException e, Connection c) {
+    return SqlStates.connectionDead(e) || closedQuietly(c);
   }
 
   /** Asks the replica session itself; gives it back when it has not replayed the position. */

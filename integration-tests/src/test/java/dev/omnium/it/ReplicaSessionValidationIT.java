@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.RouterBean;
 import dev.omnium.sandbox.testkit.Where;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -38,11 +39,39 @@ class ReplicaSessionValidationIT {
 
   @Test
   void aReplicaSessionEndedWhileIdleInThePoolIsReplacedWithoutAnError() throws Exception {
-    String url = SANDBOX.url("rsv", "maxAge=120s&heartbeatInterval=100ms&replicaPoolSize=1");
+    endedWhileIdle("rsv", c -> { });
+  }
+
+  /**
+   * Issue 32, item 5: the same with logical state applied to each session bound (a JDBC setter,
+   * a SQL setting): applying it is the first thing to meet the ended session, and the read is
+   * still retried on the fallback route, transparently.
+   */
+  @Test
+  void aReplicaSessionEndedWhileIdleIsReplacedWhateverStateTheConnectionApplies() throws Exception {
+    endedWhileIdle("rsv-isolation",
+        c -> c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ));
+    endedWhileIdle("rsv-schema", c -> c.setSchema("public"));
+    endedWhileIdle("rsv-sql", c -> {
+      try (java.sql.Statement st = c.createStatement()) {
+        st.execute("SET search_path TO public");
+      }
+    });
+  }
+
+  /** Something a test does to the logical connection before its session is ended. */
+  interface Setup {
+    void apply(Connection c) throws SQLException;
+  }
+
+  private static void endedWhileIdle(String app, Setup setup) throws Exception {
+    String url = SANDBOX.url(app, "maxAge=120s&heartbeatInterval=100ms&replicaPoolSize=1");
     try (Connection c = DriverManager.getConnection(url)) {
       c.setReadOnly(true);
+      setup.apply(c);
       Poll.until(Duration.ofSeconds(20), "reads on the replica", () -> read(c).inRecovery());
       int pid = read(c).pid(); // autocommit: the session went back to the pool with the statement
+      long retries = RouterBean.of(app).getRetries();
 
       try (Connection admin = SANDBOX.cluster().connect(SANDBOX.replica());
            PreparedStatement kill = admin.prepareStatement("SELECT pg_terminate_backend(?)")) {
@@ -56,6 +85,7 @@ class ReplicaSessionValidationIT {
 
       Where after = read(c); // must not throw
       assertNotEquals(pid, after.pid(), "not the ended session");
+      assertEquals(retries + 1, RouterBean.of(app).getRetries(), "retried once");
       Poll.until(Duration.ofSeconds(20), "reads back on a new replica session", () -> {
         Where w = read(c);
         return w.inRecovery() && w.pid() != pid;
