@@ -35,6 +35,8 @@ public final class BenchCluster implements AutoCloseable {
       st.execute("CREATE TABLE bench_read (id int PRIMARY KEY, v bigint NOT NULL, payload text NOT NULL)");
       st.execute("INSERT INTO bench_read SELECT g, g * 7, md5(g::text) FROM generate_series(1, " + ROWS + ") g");
       st.execute("CREATE TABLE bench_write (id bigserial PRIMARY KEY, v int NOT NULL, at timestamptz NOT NULL DEFAULT now())");
+      // a function the driver cannot classify from a statement's text (RoundTrips: checked at return)
+      st.execute("CREATE FUNCTION bench_plain(x bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT x + 1'");
       st.execute("VACUUM ANALYZE bench_read");
       st.execute("VACUUM ANALYZE bench_write");
     }

@@ -32,11 +32,15 @@ public final class Workloads {
    * reset (auto-commit, then read-only, as {@code DataSourceTransactionManager} does), return.
    */
   public static long readTx(DataSource ds, int id) throws SQLException {
+    return readTx(ds, id, BenchCluster.READ_SQL);
+  }
+
+  private static long readTx(DataSource ds, int id, String sql) throws SQLException {
     try (Connection c = ds.getConnection()) {
       c.setReadOnly(true);
       c.setAutoCommit(false);
       long v;
-      try (PreparedStatement ps = c.prepareStatement(BenchCluster.READ_SQL)) {
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setInt(1, id);
         try (ResultSet rs = ps.executeQuery()) {
           if (!rs.next()) throw new SQLException("bench_read row " + id + " is missing");
@@ -48,6 +52,14 @@ public final class Workloads {
       c.setReadOnly(false);
       return v;
     }
+  }
+
+  /** Case 1's shape, the query calling a function of the application's: {@code bench_plain}. */
+  public static final String CALLING_SQL = "SELECT bench_plain(v), payload FROM bench_read WHERE id = ?";
+
+  /** Case 1 with {@link #CALLING_SQL}: the driver cannot tell from the text what the call leaves. */
+  public static long readTxCalling(DataSource ds, int id) throws SQLException {
+    return readTx(ds, id, CALLING_SQL);
   }
 
   /** Case 2: borrow, {@code setAutoCommit(false)}, one INSERT, commit, reset, return. */
