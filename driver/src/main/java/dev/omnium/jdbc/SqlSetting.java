@@ -1,10 +1,10 @@
 package dev.omnium.jdbc;
 
-import static dev.omnium.jdbc.SessionEffect.is;
-import static dev.omnium.jdbc.SessionEffect.isWordStart;
-import static dev.omnium.jdbc.SessionEffect.skipSpace;
-import static dev.omnium.jdbc.SessionEffect.statementEnd;
-import static dev.omnium.jdbc.SessionEffect.tokenEnd;
+import static dev.omnium.jdbc.SqlText.is;
+import static dev.omnium.jdbc.SqlText.isWordStart;
+import static dev.omnium.jdbc.SqlText.skipSpace;
+import static dev.omnium.jdbc.SqlText.statementEnd;
+import static dev.omnium.jdbc.SqlText.tokenEnd;
 
 import java.util.ArrayList;
 import java.util.List;

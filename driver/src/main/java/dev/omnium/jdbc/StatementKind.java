@@ -34,7 +34,7 @@ final class StatementKind {
         i += w.length();
       } else if (c == '_' || Character.isDigit(c) || c == '$') {
         // the rest of an identifier such as my_update or t1
-        while (i < sql.length() && isWordChar(sql.charAt(i))) i++;
+        while (i < sql.length() && SqlText.isWordChar(sql.charAt(i))) i++;
       } else {
         i++;
       }
@@ -44,31 +44,15 @@ final class StatementKind {
 
   /** Skips white space, comments and opening parentheses before the first keyword. */
   private static int skipNoise(String sql, int i) {
-    while (i < sql.length()) {
-      char c = sql.charAt(i);
-      if (Character.isWhitespace(c) || c == '(') {
-        i++;
-      } else if (sql.startsWith("--", i)) {
-        int end = sql.indexOf('\n', i);
-        i = end < 0 ? sql.length() : end + 1;
-      } else if (sql.startsWith("/*", i)) {
-        int end = sql.indexOf("*/", i + 2);
-        i = end < 0 ? sql.length() : end + 2;
-      } else {
-        break;
-      }
-    }
+    i = SqlText.skipSpace(sql, i);
+    while (i < sql.length() && sql.charAt(i) == '(') i = SqlText.skipSpace(sql, i + 1);
     return i;
   }
 
   private static String word(String sql, int start) {
     int end = start;
-    while (end < sql.length() && isWordChar(sql.charAt(end))) end++;
+    while (end < sql.length() && SqlText.isWordChar(sql.charAt(end))) end++;
     return sql.substring(start, end).toLowerCase(Locale.ROOT);
-  }
-
-  private static boolean isWordChar(char c) {
-    return Character.isLetterOrDigit(c) || c == '_' || c == '$';
   }
 
   private static boolean oneOf(String w, String[] words) {
