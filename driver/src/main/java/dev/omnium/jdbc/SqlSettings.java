@@ -181,17 +181,22 @@ final class SqlSettings {
    */
   private static void run(Connection session, String text, List<SqlSetting> changes,
                           boolean read) throws SQLException {
-    execute(session, text);
-    boolean bound = false;
-    for (SqlSetting c : changes) {
-      if (c.params() == null) continue;
-      bound = true;
-      try (PreparedStatement ps = session.prepareStatement(c.sql())) {
-        c.params().applyTo(ps);
-        ps.execute();
+    Object quiet = Tracing.quietBegin(); // omnium's own statements: no span (see Tracing)
+    try {
+      execute(session, text);
+      boolean bound = false;
+      for (SqlSetting c : changes) {
+        if (c.params() == null) continue;
+        bound = true;
+        try (PreparedStatement ps = session.prepareStatement(c.sql())) {
+          c.params().applyTo(ps);
+          ps.execute();
+        }
       }
+      if (bound && read) execute(session, protections(changes));
+    } finally {
+      Tracing.quietEnd(quiet);
     }
-    if (bound && read) execute(session, protections(changes));
   }
 
   private static void execute(Connection session, String text) throws SQLException {

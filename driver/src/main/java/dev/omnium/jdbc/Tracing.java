@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  *       CLIENT span of the JDBC instrumentation is touched, never an enclosing one.
  *   <li>{@link #retried}: an {@code omnium.retry} event on that span.
  *   <li>{@link #quietThread()}, {@link #quietBegin()}: omnium's own sessions (lag watchers, WAL
- *       sampler, heartbeat writer, its pools' threads, {@code check}, resets on return) run their
- *       statements as the agent runs a statement nested in another: without a span. The agent
- *       counts that nesting per thread in {@code CallDepth.forClass(Statement.class)}.
+ *       sampler, heartbeat writer, its pools' threads, {@code check}, resets on return, the replay
+ *       of SQL settings) run their statements as the agent runs a statement nested in another:
+ *       without a span. The agent counts that nesting per thread in
+ *       {@code CallDepth.forClass(Statement.class)}.
  * </ul>
  */
 final class Tracing {
