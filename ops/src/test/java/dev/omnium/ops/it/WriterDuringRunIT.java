@@ -85,6 +85,10 @@ class WriterDuringRunIT {
           .rules(RetentionRules.parse("t", table + " month at 30d"))
           .lockTimeout(lockTimeout).lockRetries(8).build().run(TODAY);
       release.join();
+      // The writer is never starved for good: once the hold ends it goes on writing.
+      long after = inserts.get();
+      Poll.until(Duration.ofSeconds(15), "the writer writing after the run",
+          () -> inserts.get() > after + 3);
     } finally {
       stop.set(true);
       writer.join(30_000);
@@ -92,7 +96,6 @@ class WriterDuringRunIT {
     assertEquals(RetentionReport.OK, report.exitCode(), report.text());
     assertEquals(3, report.actions(Verb.CREATED).size(), report.text());
     assertEquals(4, Db.partitions(SANDBOX, table).size());
-    assertTrue(inserts.get() > 10, "the writer kept writing: " + inserts.get());
     System.out.printf("%s: lock timeout %d ms, %d inserts, worst %d ms%n", table,
         lockTimeout.toMillis(), inserts.get(), worst.get());
     return worst.get();
