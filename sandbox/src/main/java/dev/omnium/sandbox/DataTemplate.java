@@ -51,32 +51,7 @@ final class DataTemplate {
     Path tmp = null;
     try {
       tmp = Files.createTempDirectory(base, ".tmp-template-");
-      FileTrees.mkdirs(tmp, "rwxr-xr-x");
-      user.own(tmp);
-      Path tmpData = tmp.resolve("data");
-      user.run(List.of(bin.initdb(), "-D", tmpData.toString(), "-U", "postgres",
-          "--auth=trust", "-E", "UTF8", "--no-locale", "-N",
-          // 1 MB instead of 16 MB WAL segments: less to copy for every node of every cluster.
-          "--wal-segsize=1"), INITDB_TIMEOUT)
-          .orThrow("initdb (as " + user + ")");
-      // Single-user mode needs no port or socket, so nothing can collide with other servers.
-      List<String> single = new ArrayList<>(List.of(bin.postgres(), "--single", "-D",
-          tmpData.toString(), "-F"));
-      // pg_control records these values from the last run, and a standby refuses to start
-      // with lower ones. Recording the minimum lets clusters configure any value.
-      for (String setting : List.of("wal_level=replica", "max_connections=1",
-          "superuser_reserved_connections=0", "max_worker_processes=0", "max_wal_senders=0",
-          "max_prepared_transactions=0", "max_locks_per_transaction=10")) {
-        single.add("-c");
-        single.add(setting);
-      }
-      single.add("postgres");
-      ProcessRunner.Result r = user.run(single, INITDB_TIMEOUT, createDatabase(bin));
-      if (!r.ok() || r.output().contains("ERROR:") || r.output().contains("FATAL:")) {
-        throw new PgSandboxException("creating database omnium in single-user mode failed:\n"
-            + r.output().strip());
-      }
-      trimWal(tmpData);
+      make(bin, user, tmp);
       try {
         Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
         tmp = null;
@@ -92,6 +67,50 @@ final class DataTemplate {
         FileTrees.deleteQuietly(tmp);
       }
     }
+  }
+
+  /**
+   * A template made for one cluster alone, under {@code dir} (which the cluster deletes): its own
+   * initdb, so its system identifier differs from the shared template's. Every cluster copied
+   * from the shared template has the same identifier, as clusters restored from one backup do.
+   */
+  static Path own(PgBinaries bin, ServerUser user, Path dir) {
+    try {
+      make(bin, user, dir);
+    } catch (IOException e) {
+      throw new PgSandboxException("cannot create a data directory in " + dir + ": " + e, e);
+    }
+    return dir.resolve("data");
+  }
+
+  /** initdb into {@code dir}/data, then the omnium database, with trimmed WAL. */
+  private static void make(PgBinaries bin, ServerUser user, Path dir) throws IOException {
+    FileTrees.mkdirs(dir, "rwxr-xr-x");
+    user.own(dir);
+    Path tmpData = dir.resolve("data");
+    user.run(List.of(bin.initdb(), "-D", tmpData.toString(), "-U", "postgres",
+        "--auth=trust", "-E", "UTF8", "--no-locale", "-N",
+        // 1 MB instead of 16 MB WAL segments: less to copy for every node of every cluster.
+        "--wal-segsize=1"), INITDB_TIMEOUT)
+        .orThrow("initdb (as " + user + ")");
+    // Single-user mode needs no port or socket, so nothing can collide with other servers.
+    List<String> single = new ArrayList<>(List.of(bin.postgres(), "--single", "-D",
+        tmpData.toString(), "-F"));
+    // pg_control records these values from the last run, and a standby refuses to start
+    // with lower ones. Recording the minimum lets clusters configure any value.
+    for (String setting : List.of("wal_level=replica", "max_connections=1",
+        "superuser_reserved_connections=0", "max_worker_processes=0", "max_wal_senders=0",
+        "max_prepared_transactions=0", "max_locks_per_transaction=10")) {
+      single.add("-c");
+      single.add(setting);
+    }
+    single.add("postgres");
+    ProcessRunner.Result r = user.run(single, INITDB_TIMEOUT, createDatabase(bin));
+    if (!r.ok() || r.output().contains("ERROR:") || r.output().contains("FATAL:")) {
+      throw new PgSandboxException("creating database omnium in single-user mode failed:\n"
+          + r.output().strip());
+    }
+    trimWal(tmpData);
   }
 
   /**

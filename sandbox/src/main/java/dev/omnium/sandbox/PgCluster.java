@@ -59,6 +59,10 @@ public final class PgCluster implements AutoCloseable {
   private final String id;
   private final String password;
   private final Map<String, String> settings;
+  /** Certificates of a TLS cluster, else null. */
+  private final TlsFiles tls;
+  /** initdb for this cluster alone: a system identifier no other sandbox cluster has. */
+  private final boolean ownSystemIdentifier;
   private final PgServer primary;
   private final List<PgServer> replicas;
   private final Object controlLock = new Object();
@@ -69,8 +73,8 @@ public final class PgCluster implements AutoCloseable {
     this.bin = PgBinaries.resolve(b.version, b.localBin);
     this.user = ServerUser.current();
     this.password = b.requirePasswords ? randomPassword() : null;
+    this.ownSystemIdentifier = b.ownSystemIdentifier;
     this.settings = PgConfig.defaults();
-    this.settings.putAll(b.settings);
     Path base = SandboxDirs.base();
     t.step("binaries");
     OrphanReaper.reapAll(base);
@@ -81,6 +85,13 @@ public final class PgCluster implements AutoCloseable {
     // A short socket path: Unix socket paths are limited to ~107 bytes.
     this.socketDir = FileTrees.mkdirs(dir.resolve("s"), "rwx------");
     user.own(dir);
+    this.tls = b.tls ? TlsFiles.make(dir.resolve("tls"), user) : null;
+    if (tls != null) {
+      settings.put("ssl", "on");
+      settings.put("ssl_cert_file", tls.serverCert().toString());
+      settings.put("ssl_key_file", tls.serverKey().toString());
+    }
+    this.settings.putAll(b.settings);
     this.primary = server("primary", true);
     List<PgServer> rs = new ArrayList<>();
     for (int i = 1; i <= b.replicas; i++) {
@@ -112,7 +123,8 @@ public final class PgCluster implements AutoCloseable {
   private void boot() {
     Trace t = new Trace(id);
     t.step("prepared");
-    Path template = DataTemplate.get(bin, user);
+    Path template = ownSystemIdentifier ? DataTemplate.own(bin, user, dir.resolve("template"))
+        : DataTemplate.get(bin, user);
     t.step("template");
     inParallel(all(), s -> copy(template, s.dataDir()));
     t.step("copied");
@@ -123,7 +135,8 @@ public final class PgCluster implements AutoCloseable {
       } catch (IOException e) {
         throw new PgSandboxException("cannot write " + conf + ": " + e, e);
       }
-      user.writeFile(s.dataDir().resolve("pg_hba.conf"), PgConfig.hba(password != null));
+      user.writeFile(s.dataDir().resolve("pg_hba.conf"), PgConfig.hba(password != null,
+          tls != null));
       writeNodeConfig(s, s == primary ? 0 : primary().port());
       if (s != primary) {
         user.writeFile(s.dataDir().resolve("standby.signal"), "");
@@ -222,6 +235,23 @@ public final class PgCluster implements AutoCloseable {
   /** @return the superuser's password, or null when authentication is trust (the default) */
   public String password() {
     return password;
+  }
+
+  /**
+   * @return the certificates of a TLS cluster ({@link Builder#tls()}): every TCP connection must
+   *     then use TLS; null otherwise
+   */
+  public TlsFiles tls() {
+    return tls;
+  }
+
+  /**
+   * @return the system identifier every node of this cluster reports
+   *     ({@code pg_control_system()}): the same for every cluster copied from the shared template,
+   *     one of its own with {@link Builder#ownSystemIdentifier()}
+   */
+  public String systemIdentifier() {
+    return query(primary(), "SELECT system_identifier FROM pg_control_system()");
   }
 
   /**
@@ -539,6 +569,36 @@ public final class PgCluster implements AutoCloseable {
   }
 
   /**
+   * An asynchronous failover that loses writes: {@code newPrimary} stops (it misses what comes
+   * next), {@code lostWrites} run on the primary and reach {@code leftBehind} only, the primary
+   * crashes ({@code stop -m immediate}), and {@code newPrimary} starts and is promoted to a new
+   * timeline without them. {@code leftBehind} stays a standby of the dead primary on the abandoned
+   * timeline, with rows the cluster no longer has; it cannot follow the new primary until it is
+   * rebuilt ({@link #rebuildAsStandby}). The node created as the primary stays stopped.
+   *
+   * @param newPrimary a standby to promote
+   * @param leftBehind a standby that replays the lost writes and stays on the old timeline
+   * @param lostWrites SQL run on the primary between the two (committed, then lost)
+   */
+  public void asyncFailover(PgNode newPrimary, PgNode leftBehind, String... lostWrites) {
+    PgNode old = primary();
+    replicaOf(newPrimary);
+    replicaOf(leftBehind);
+    stop(newPrimary, false);
+    try (Connection c = control(old)) {
+      for (String sql : lostWrites) {
+        Sql.exec(c, sql);
+      }
+    } catch (SQLException e) {
+      throw new PgSandboxException(old + ": the writes to lose failed: " + e.getMessage(), e);
+    }
+    awaitCaughtUp(leftBehind);
+    stop(old, true);
+    start(newPrimary);
+    promote(newPrimary);
+  }
+
+  /**
    * Rebuilds a node as a standby of {@code upstream}: stops it if it runs, replaces its data
    * directory with a base backup of the running {@code upstream} (what {@code pg_basebackup -R}
    * does, see BaseBackup), starts it on its own port and waits until it streams from
@@ -762,6 +822,8 @@ public final class PgCluster implements AutoCloseable {
     private int replicas = 1;
     private String version;
     private boolean requirePasswords;
+    private boolean tls;
+    private boolean ownSystemIdentifier;
     private Path localBin;
     private final Map<String, String> settings = new LinkedHashMap<>();
 
@@ -797,6 +859,31 @@ public final class PgCluster implements AutoCloseable {
      */
     public Builder requirePasswords(boolean require) {
       this.requirePasswords = require;
+      return this;
+    }
+
+    /**
+     * TLS on every node with certificates made now ({@link TlsFiles}): the servers accept TCP
+     * connections only over TLS ({@code hostssl} in pg_hba.conf), so a client with
+     * {@code sslmode=disable} finds no pg_hba.conf entry; {@link PgCluster#tls()} names the
+     * authority to verify them with. Needs {@code openssl}.
+     *
+     * @return this
+     */
+    public Builder tls() {
+      this.tls = true;
+      return this;
+    }
+
+    /**
+     * Runs initdb for this cluster instead of copying the shared template (a few seconds more):
+     * its system identifier then differs from every other sandbox cluster's, as a different
+     * cluster's does. Clusters copied from the template share one identifier.
+     *
+     * @return this
+     */
+    public Builder ownSystemIdentifier() {
+      this.ownSystemIdentifier = true;
       return this;
     }
 

@@ -70,17 +70,18 @@ final class PgConfig {
 
   /**
    * Trust everything local, or require SCRAM passwords over TCP (the sandbox only listens on
-   * 127.0.0.1).
+   * 127.0.0.1); with {@code tls}, TCP connections only over TLS ({@code hostssl}).
    */
-  static String hba(boolean requirePasswords) {
+  static String hba(boolean requirePasswords, boolean tls) {
     String m = requirePasswords ? "scram-sha-256" : "trust";
+    String host = tls ? "hostssl" : "host   ";
     return "# omnium sandbox\n"
         + "local   all          all                 trust\n"
         + "local   replication  all                 trust\n"
-        + "host    all          all   127.0.0.1/32  " + m + "\n"
-        + "host    replication  all   127.0.0.1/32  " + m + "\n"
-        + "host    all          all   ::1/128       " + m + "\n"
-        + "host    replication  all   ::1/128       " + m + "\n";
+        + host + " all          all   127.0.0.1/32  " + m + "\n"
+        + host + " replication  all   127.0.0.1/32  " + m + "\n"
+        + host + " all          all   ::1/128       " + m + "\n"
+        + host + " replication  all   ::1/128       " + m + "\n";
   }
 
   static String quote(String value) {

@@ -5,6 +5,9 @@ import dev.omnium.sandbox.Heartbeat;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import dev.omnium.sandbox.PgNode;
+import dev.omnium.sandbox.TlsFiles;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -107,10 +110,19 @@ public final class PgSandbox extends PgClusterLogsOnFailure
     if (config.version != null) {
       b.version(config.version);
     }
+    if (config.tls) {
+      b.tls();
+    }
+    if (config.ownSystemIdentifier) {
+      b.ownSystemIdentifier();
+    }
     config.settings.forEach(b::setting);
     PgCluster started = b.start();
     try {
       try (Connection c = started.connect(started.primary()); Statement st = c.createStatement()) {
+        for (Map.Entry<String, String> role : config.roles.entrySet()) {
+          createRole(st, role.getKey(), role.getValue());
+        }
         for (String s : config.sql) {
           st.execute(s);
         }
@@ -131,6 +143,25 @@ public final class PgSandbox extends PgClusterLogsOnFailure
     cluster = started;
     System.out.printf("sandbox: PostgreSQL %s primary + %d replica(s) up in %d ms%n",
         started.version(), config.replicas, (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  /** A login role that may read and write what the superuser creates in schema public. */
+  private static void createRole(Statement st, String name, String password) throws SQLException {
+    String role = quoteIdent(name);
+    st.execute("CREATE ROLE " + role + " LOGIN PASSWORD " + quoteLiteral(password));
+    st.execute("GRANT USAGE, CREATE ON SCHEMA public TO " + role);
+    st.execute("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE,"
+        + " TRUNCATE ON TABLES TO " + role);
+    st.execute("GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA public TO "
+        + role);
+  }
+
+  private static String quoteIdent(String name) {
+    return "\"" + name.replace("\"", "\"\"") + "\"";
+  }
+
+  private static String quoteLiteral(String value) {
+    return "'" + value.replace("'", "''") + "'";
   }
 
   /**
@@ -245,6 +276,51 @@ public final class PgSandbox extends PgClusterLogsOnFailure
   }
 
   /**
+   * The URL a user writes, with every replica, as {@code user} with {@code password} (a role of
+   * {@link Builder#role}, or a wrong password on purpose): {@code
+   * jdbc:omnium:postgresql://PRIMARY/omnium?applicationName=APP&user=U&password=P&replica=R&extra}.
+   *
+   * @param user the role
+   * @param password its password (URL-encoded here), or null for none
+   * @param app the applicationName
+   * @param extra more keys, or null
+   * @return the URL
+   */
+  public String urlAs(String user, String password, String app, String extra) {
+    String credentials = "user=" + encode(user)
+        + (password == null ? "" : "&password=" + encode(password));
+    return bareUrl(app, extra == null || extra.isEmpty() ? credentials : credentials + "&" + extra);
+  }
+
+  /**
+   * The plain pgjdbc URL of a node with the same parameters, for the oracle side of a comparison:
+   * {@code jdbc:postgresql://NODE/omnium?ApplicationName=APP&user=U&password=P&extra}.
+   *
+   * @param node the server
+   * @param user the role
+   * @param password its password, or null
+   * @param app the ApplicationName
+   * @param extra more pgjdbc parameters, or null
+   * @return the URL
+   */
+  public String pgjdbcUrlAs(PgNode node, String user, String password, String app, String extra) {
+    String url = node.jdbcUrl() + "?ApplicationName=" + encode(app) + "&user=" + encode(user)
+        + (password == null ? "" : "&password=" + encode(password));
+    return extra == null || extra.isEmpty() ? url : url + "&" + extra;
+  }
+
+  private static String encode(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * @return the certificates of a TLS sandbox ({@link Builder#tls()}), else null
+   */
+  public TlsFiles tls() {
+    return cluster().tls();
+  }
+
+  /**
    * @return the password the URLs carry: the cluster's when it requires passwords, else the
    *     builder's {@link Builder#urlPassword}, else null
    */
@@ -339,6 +415,9 @@ public final class PgSandbox extends PgClusterLogsOnFailure
     private boolean heartbeatTable = true;
     private boolean healAfterEach;
     private String urlPassword;
+    private boolean tls;
+    private boolean ownSystemIdentifier;
+    private final Map<String, String> roles = new LinkedHashMap<>();
     private final Map<String, String> settings = new LinkedHashMap<>();
     private final List<String> sql = new ArrayList<>();
 
@@ -363,6 +442,43 @@ public final class PgSandbox extends PgClusterLogsOnFailure
      */
     public Builder requirePasswords() {
       this.requirePasswords = true;
+      return this;
+    }
+
+    /**
+     * A login role besides the superuser, created before the builder's SQL: it may use schema
+     * public and read and write every table the superuser creates there (the heartbeat table
+     * included). With {@link #requirePasswords()} it logs in with {@code password} by
+     * scram-sha-256; {@link PgSandbox#urlAs} builds its URLs.
+     *
+     * @param name the role
+     * @param password its password
+     * @return this
+     */
+    public Builder role(String name, String password) {
+      roles.put(name, password);
+      return this;
+    }
+
+    /**
+     * TLS on every node, with certificates made at start ({@link TlsFiles}):
+     * TCP connections must use TLS; {@link PgSandbox#tls()} names the authority to verify with.
+     *
+     * @return this
+     */
+    public Builder tls() {
+      this.tls = true;
+      return this;
+    }
+
+    /**
+     * A system identifier no other sandbox cluster has (its own initdb; see
+     * {@link PgCluster.Builder#ownSystemIdentifier()}): a different cluster, not a copy.
+     *
+     * @return this
+     */
+    public Builder ownSystemIdentifier() {
+      this.ownSystemIdentifier = true;
       return this;
     }
 
