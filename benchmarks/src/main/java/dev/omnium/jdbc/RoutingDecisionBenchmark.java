@@ -71,7 +71,7 @@ public class RoutingDecisionBenchmark extends SuiteSettings {
     dataSource = new OmniumDataSource(url);
     dataSource.setUser(cluster.user());
     try (OmniumConnection c = dataSource.getConnection()) {
-      router = c.router(); // no physical connection is opened for this
+      router = c.router(); // the data source logged in once (its proof), the handle binds nothing
     }
     maxAgeNanos = router.defaultMaxAgeNanos;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -445,25 +445,26 @@ public final class OmniumConnection extends LogicalConnectionBase {
   // ---------------------------------------------------------------- lifecycle
 
   /**
-   * Opens nothing when no session is bound. False once closed, or when the primary session is
-   * lost (this connection is then closed, so a pool evicts it).
+   * Asks the bound sessions, or with none the primary's (bound for it, as pgjdbc asks the server)
+   * unless the primary answered this router within two heartbeat intervals (rule 7).
    *
    * @param timeout seconds, 0 for none
-   * @return whether every bound session answers
+   * @return whether every bound session answers; false once closed or its primary session lost
    * @throws SQLException 22023 for a negative timeout
    */
   @Override
   public boolean isValid(int timeout) throws SQLException {
-    if (timeout < 0) {
-      throw PgjdbcErrors.invalidParameter("Invalid timeout (" + timeout + "<0).");
-    }
+    if (timeout < 0) throw PgjdbcErrors.invalidParameter("Invalid timeout (" + timeout + "<0).");
     if (closed) return false;
     Connection p = primaryConnection();
+    Connection r = readConnection();
+    if (p == null && r == null && !state.router.primaryAnsweredRecently(System.nanoTime())) {
+      try { p = currentOrPrimary(); } catch (SQLException unreachable) { return false; }
+    }
     if (p != null && !p.isValid(timeout)) {
       checkPrimary(new SQLException("omnium: the primary session does not answer", "08006"));
       return false;
     }
-    Connection r = readConnection();
     return r == null || r.isValid(timeout);
   }
 
@@ -594,7 +595,6 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Route r = readRoute();
     return "OmniumConnection[" + state.router.config.applicationName()
         + (state.readOnly ? ", read-only" : "") + (r != null ? ", bound to " + r : "")
-        + (primaryConnection() != null ? ", primary bound" : "") + (closed ? ", closed" : "")
-        + "]";
+        + (primaryConnection() != null ? ", primary bound" : "") + (closed ? ", closed" : "") + "]";
   }
 }

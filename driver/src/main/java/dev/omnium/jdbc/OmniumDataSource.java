@@ -164,7 +164,16 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
       if (closed) throw new SQLException("omnium: the data source is closed", "08003");
       if (router == null) {
         if (url == null) throw new SQLException("omnium: no URL set on the data source", "08001");
-        Router started = new Router(OmniumConfig.of(url, properties), true);
+        OmniumConfig config = OmniumConfig.of(url, properties);
+        // Nothing starts before a login proved the credentials: pgjdbc's error, as it is, else.
+        Connection proving = Router.primaryLogin(config).connect();
+        Router started;
+        try {
+          started = new Router(config, true, proving); // the primary pool's first session
+        } catch (RuntimeException e) {
+          closeQuietly(proving);
+          throw e;
+        }
         closedState = SessionState.ofClosedHandles(started);
         router = started; // published last: whoever sees the router sees the closed state
       }
@@ -173,17 +182,58 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
   }
 
   /**
+   * For unit tests of what needs no session (handles and their states): the pools start at once,
+   * without the login that would prove the credentials (there is no server).
+   */
+  static OmniumDataSource startedWithoutLogin(String url) throws SQLException {
+    OmniumDataSource ds = new OmniumDataSource(url);
+    synchronized (ds.lock) {
+      Router started = new Router(OmniumConfig.of(url, null), true);
+      ds.closedState = SessionState.ofClosedHandles(started);
+      ds.router = started;
+    }
+    return ds;
+  }
+
+  /**
+   * A login with the data source's credentials was refused since the last one succeeded (a
+   * password changed on the server): the next connection is handed out only after a login
+   * succeeds again, as a new pgjdbc connection would need one. That login's session goes to the
+   * primary pool. One volatile read otherwise.
+   */
+  private static void reprove(Router r) throws SQLException {
+    if (!r.credentials.currentRefused()) return;
+    Connection proving = Router.primaryLogin(r.config).connect(); // refused: pgjdbc's error
+    r.credentials.loggedIn(r.credentials.digest(r.config));
+    r.primaryConnector().seed(proving);
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException | RuntimeException ignored) {
+      // the login's session is gone either way
+    }
+  }
+
+  /**
    * A connection for read-write work on the primary (read-only work still routes once it says
-   * so). The first call starts the pools.
+   * so). The first call logs in with the data source's credentials (as pgjdbc's connect does)
+   * and, once that succeeded, starts the pools, the login's session the primary pool's first; a
+   * refused login starts nothing and the data source may still be configured. Later calls log in
+   * only after a login with the same credentials was refused (the password changed on the
+   * server).
    *
    * @return a logical connection; no physical connection is bound before its first statement
    * @throws SQLException {@code 08003} when closed; {@code 08001} when the URL or a key is
-   *     missing or invalid
+   *     missing or invalid; pgjdbc's own error when the login fails (28P01, 3D000, 28000, 08006
+   *     for TLS…)
    */
   @Override
   public OmniumConnection getConnection() throws SQLException {
     if (closed) throw new SQLException("omnium: the data source is closed", "08003");
     Router r = router();
+    reprove(r);
     return new OmniumConnection(lend(r, false));
   }
 

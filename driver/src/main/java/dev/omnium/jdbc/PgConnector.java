@@ -22,8 +22,17 @@ import org.postgresql.Driver;
  * interception of it) and never pick a different driver registered for the same URL.
  * Doubles as the {@link DataSource} the internal HikariCP pools draw from.
  */
-final class PgConnector implements DataSource {
+final class PgConnector implements DataSource, PoolWait.Refusals {
   private static final Driver PG = new Driver();
+
+  /** Told of every login of a connector whose logins prove or disprove a credential set. */
+  interface Logins {
+    /** A login with the set of {@code digest} succeeded. */
+    void loggedIn(String digest);
+
+    /** A login with the set of {@code digest} failed with {@code e}. */
+    void refused(String digest, SQLException e);
+  }
 
   /**
    * Agent hook (the only line of the driver the javaagent depends on): every physical connect
@@ -54,6 +63,23 @@ final class PgConnector implements DataSource {
   private final AtomicInteger connecting = new AtomicInteger();
   /** A pool's connector: the sessions it opened, held weakly ({@link #feedingPool()}); or null. */
   private volatile Set<Connection> opened;
+  /** Who hears of this connector's logins, and the credential set its properties hold. */
+  private volatile Logins logins;
+  private volatile String digest;
+  /**
+   * Replica side: rotated credentials not yet proven here, tried first at each login (replaced
+   * whole, as {@link #props}); adopted by the first login they pass. Null when none.
+   */
+  private volatile Properties candidate;
+  private volatile String candidateDigest;
+  /**
+   * The server's answer to the latest login when it refused it (a wrong password, an unknown
+   * database, an untrusted certificate: {@link SqlStates#loginRefused}); null after a login that
+   * succeeded, or that failed otherwise (a server down or slow). See {@link PoolWait}.
+   */
+  private volatile SQLException refusal;
+  /** A session a login already opened (the one that proved the credentials), lent first. */
+  private Connection seed; // guarded by this
 
   PgConnector(String url, Properties props, String description) {
     this(url, props, description, false);
@@ -82,19 +108,84 @@ final class PgConnector implements DataSource {
   }
 
   /**
-   * Credential rotation: physical connections opened from now on use {@code secrets} (the secret
-   * keys, such as password, of the latest configuration) instead of the current ones. Connections
-   * already open keep their sessions.
+   * Reports this connector's logins to {@code logins} (null: to no one) as logins with the
+   * credential set {@code digest}, which its properties hold.
+   */
+  void reportTo(Logins logins, String digest) {
+    this.digest = digest;
+    this.logins = logins;
+  }
+
+  /**
+   * Credential rotation, proven on the primary: physical connections opened from now on use
+   * {@code secrets} (the secret keys, such as password, of the latest proven configuration)
+   * instead of the current ones. Connections already open keep their sessions.
    *
    * @param secrets every secret key of the route with its value; keys missing here are dropped
+   * @param digest the credential set they belong to
    */
-  void useSecrets(Map<String, String> secrets) {
+  void useSecrets(Map<String, String> secrets, String digest) {
+    props = withSecrets(secrets);
+    this.digest = digest;
+    candidate = null;
+  }
+
+  /**
+   * Credential rotation not proven where this connector logs in (a replica): tried first at each
+   * login from now on and adopted by the first that succeeds; refused, the current ones serve.
+   */
+  void offerSecrets(Map<String, String> secrets, String digest) {
+    candidateDigest = digest;
+    candidate = withSecrets(secrets);
+  }
+
+  private Properties withSecrets(Map<String, String> secrets) {
     Properties fresh = new Properties();
-    for (String key : props.stringPropertyNames()) {
-      if (!Secrets.isSecretKey(key)) fresh.setProperty(key, props.getProperty(key));
+    Properties now = props;
+    for (String key : now.stringPropertyNames()) {
+      if (!Secrets.isSecretKey(key)) fresh.setProperty(key, now.getProperty(key));
     }
     secrets.forEach(fresh::setProperty);
-    props = fresh;
+    return fresh;
+  }
+
+  /**
+   * Gives this connector a session a login already opened with its credentials (the login that
+   * proved them): its next connect returns it instead of logging in again. One waits at most; a
+   * second is closed.
+   */
+  void seed(Connection session) {
+    Set<Connection> sessions = opened;
+    if (sessions != null) sessions.add(session); // closed with the router if never lent
+    synchronized (this) {
+      if (seed == null) {
+        seed = session;
+        return;
+      }
+    }
+    closeQuietly(session);
+  }
+
+  private synchronized Connection takeSeed() {
+    Connection s = seed;
+    seed = null;
+    return s;
+  }
+
+  /** The credential set this connector logs in with (its digest), for tests. */
+  String credentialSet() {
+    return digest;
+  }
+
+  /** The set it tries first, not proven here yet; null when none. For tests. */
+  String candidateSet() {
+    return candidate == null ? null : candidateDigest;
+  }
+
+  /** The server's refusal of the latest login, or null: see {@link #refusal}. */
+  @Override
+  public SQLException refusal() {
+    return refusal;
   }
 
   Connection connect() throws SQLException {
@@ -106,14 +197,49 @@ final class PgConnector implements DataSource {
     try {
       // after counting itself: getLoginTimeout either sees this connect or it sees closing here
       if (closing) throw new SQLException("omnium: " + description + " is closed", "08003");
-      return open();
+      Connection seeded = takeSeed();
+      if (seeded != null && !seeded.isClosed()) return seeded;
+      Properties next = candidate;
+      if (next != null) {
+        String nextDigest = candidateDigest;
+        try {
+          Connection c = open(next, nextDigest);
+          if (candidate == next) {
+            props = next;
+            digest = nextDigest;
+            candidate = null;
+          }
+          return c;
+        } catch (SQLException e) {
+          if (!SqlStates.credentialsRefused(e)) throw e;
+          // refused here (yet): the credentials this connector had still serve
+        }
+      }
+      return open(props, digest);
     } finally {
       connecting.decrementAndGet();
       Tracing.quietEnd(quiet);
     }
   }
 
-  private Connection open() throws SQLException {
+  /** One login with {@code props}; its outcome is recorded and reported as {@code set}'s. */
+  private Connection open(Properties props, String set) throws SQLException {
+    Connection c;
+    try {
+      c = login(props);
+    } catch (SQLException e) {
+      refusal = SqlStates.loginRefused(e) ? e : null;
+      Logins l = logins;
+      if (l != null && set != null) l.refused(set, e);
+      throw e;
+    }
+    refusal = null;
+    Logins l = logins;
+    if (l != null && set != null) l.loggedIn(set);
+    return c;
+  }
+
+  private Connection login(Properties props) throws SQLException {
     Properties p = props;
     int login = loginTimeoutSeconds;
     if (login > 0 && p.getProperty("loginTimeout") == null) {
@@ -177,12 +303,14 @@ final class PgConnector implements DataSource {
       open = new ArrayList<>(sessions);
       sessions.clear();
     }
-    for (Connection c : open) {
-      try {
-        if (!c.isClosed()) c.close();
-      } catch (SQLException | RuntimeException ignored) {
-        // its socket is closed either way: nothing else to do for a session nobody holds
-      }
+    for (Connection c : open) closeQuietly(c);
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      if (!c.isClosed()) c.close();
+    } catch (SQLException | RuntimeException ignored) {
+      // its socket is closed either way: nothing else to do for a session nobody holds
     }
   }
 
@@ -191,6 +319,8 @@ final class PgConnector implements DataSource {
     int start = lastPrimary;
     StringBuilder why = new StringBuilder();
     SQLException first = null;
+    SQLException refused = null;
+    boolean otherwise = false;
     for (int k = 0; k < urls.length; k++) {
       int i = (start + k) % urls.length;
       Connection c;
@@ -198,6 +328,11 @@ final class PgConnector implements DataSource {
         c = PG.connect(urls[i], p);
       } catch (SQLException e) {
         if (first == null) first = e;
+        if (SqlStates.loginRefused(e)) {
+          if (refused == null) refused = e;
+        } else {
+          otherwise = true;
+        }
         why.append(why.length() == 0 ? "" : "; ").append(host(urls[i])).append(": ")
             .append(e.getMessage());
         continue;
@@ -209,6 +344,8 @@ final class PgConnector implements DataSource {
       if (c != null) c.close();
       why.append(why.length() == 0 ? "" : "; ").append(host(urls[i])).append(": a standby");
     }
+    // every host that answered refused the login: the server's own error, as pgjdbc reports it
+    if (refused != null && !otherwise) throw refused;
     throw new SQLException("omnium: no primary among the hosts of " + description + " (" + why
         + ")", first == null ? "08001" : first.getSQLState(), first);
   }

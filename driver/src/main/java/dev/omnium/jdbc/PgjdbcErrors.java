@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.PSQLState;
+import org.postgresql.util.ServerErrorMessage;
 
 /**
  * The errors pgjdbc throws for the same misuse, made the way pgjdbc makes them: a
@@ -16,6 +17,31 @@ import org.postgresql.util.PSQLState;
  */
 final class PgjdbcErrors {
   private PgjdbcErrors() { }
+
+  /**
+   * What pgjdbc's own connect reports for a login a server refused, for a caller that did not
+   * attempt the login itself (a borrow whose pool's connects are refused): the same class,
+   * SQLState, message and server error fields, with the refusal as the cause. A new object per
+   * caller: an exception is never shared between threads.
+   */
+  static SQLException refusedLogin(SQLException refusal) {
+    SQLException copy;
+    ServerErrorMessage server = refusal instanceof PSQLException
+        ? ((PSQLException) refusal).getServerErrorMessage() : null;
+    if (server != null) {
+      // with or without the server's detail, as the original (pgjdbc's logServerErrorDetail)
+      copy = new PSQLException(server, server.toString().equals(refusal.getMessage()));
+      copy.initCause(refusal);
+      return copy;
+    }
+    String state = refusal.getSQLState();
+    for (PSQLState s : PSQLState.values()) {
+      if (s.getState().equals(state) && refusal instanceof PSQLException) {
+        return new PSQLException(refusal.getMessage(), s, refusal);
+      }
+    }
+    return new SQLException(refusal.getMessage(), state, refusal);
+  }
 
   /** 55000, as pgjdbc's {@code PgStatement.checkClosed()}. */
   static PSQLException statementClosed() {

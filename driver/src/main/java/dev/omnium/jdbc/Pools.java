@@ -42,7 +42,7 @@ final class Pools {
     for (HikariDataSource pool : OPEN) {
       // HikariCP accepts a factory once per pool, even on a running one
       if (factory != null && pool.getMetricsTrackerFactory() == null) {
-        pool.setMetricsTrackerFactory(factory);
+        pool.setMetricsTrackerFactory(PoolWait.metrics(factory));
       }
     }
   }
@@ -70,7 +70,7 @@ final class Pools {
     synchronized (Pools.class) {
       MetricsTrackerFactory factory = metricsTrackerFactory;
       if (factory != null) {
-        hc.setMetricsTrackerFactory(factory);
+        hc.setMetricsTrackerFactory(PoolWait.metrics(factory));
       }
       HikariDataSource pool = housekeeper == null ? new HikariDataSource(hc)
           : new HikariDataSource(hc) {

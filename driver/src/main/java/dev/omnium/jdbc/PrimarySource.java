@@ -43,13 +43,17 @@ abstract class PrimarySource implements AutoCloseable {
     };
   }
 
-  /** @param inUse what a timeout says when every pooled session is in use */
-  static PrimarySource pooled(HikariDataSource pool, Duration timeout, String inUse) {
+  /**
+   * @param connector the pool's, whose refused logins end a wait for a new session at once
+   * @param inUse what a timeout says when every pooled session is in use
+   */
+  static PrimarySource pooled(HikariDataSource pool, PoolWait.Refusals connector, Duration timeout,
+      String inUse) {
     return new PrimarySource() {
       @Override
       Connection open() throws SQLException {
         try {
-          return pool.getConnection();
+          return PoolWait.borrow(pool, connector, timeout);
         } catch (SQLTransientConnectionException e) {
           throw Pools.timedOut(e, "connection to the primary", timeout, inUse);
         }

@@ -26,6 +26,8 @@ final class PrimaryWalSampler extends IntervalSession {
   private final ClockOffset offset = new ClockOffset();
   private volatile String lastError;
   private boolean failing;
+  /** When a round last succeeded (nanoTime); 0: never. */
+  private volatile long answeredNanos;
 
   /**
    * The least time between two samples when read-your-writes asks for them: at most about 100
@@ -61,6 +63,12 @@ final class PrimaryWalSampler extends IntervalSession {
     return lastError;
   }
 
+  /** Whether a round succeeded within {@code windowNanos} before {@code nowNanos}. */
+  boolean answeredWithin(long nowNanos, long windowNanos) {
+    long at = answeredNanos;
+    return at != 0 && nowNanos - at <= windowNanos;
+  }
+
   @Override
   boolean inFlight() {
     return threadRunnable();
@@ -81,6 +89,7 @@ final class PrimaryWalSampler extends IntervalSession {
         timeline.add(sent, Lsn.parse(lsn));
         offset.record(sentMicros, receivedMicros, rs.getDouble(2));
       }
+      answeredNanos = System.nanoTime();
       lastError = null;
       if (failing) {
         failing = false;

@@ -28,4 +28,9 @@ enum Route {
   Route(boolean lentAutoCommit) {
     this.lentAutoCommit = lentAutoCommit;
   }
+
+  /** A replica's connections (its pool, its watcher): they log in to a standby. */
+  boolean replicaSide() {
+    return this == REPLICA || this == WATCHER;
+  }
 }

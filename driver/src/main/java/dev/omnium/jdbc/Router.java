@@ -32,6 +32,8 @@ final class Router implements AutoCloseable, RouterMXBean {
   final long defaultMaxAgeNanos;
   private final ReplicaEndpoint[] replicas;
   private final HikariDataSource fallback;
+  private final PgConnector fallbackConnector;
+  private final PgConnector primaryConnector;
   private final PrimarySource primary;
   private final ObjectName objectName;
   private final HeartbeatWriter heartbeatWriter;
@@ -60,23 +62,36 @@ final class Router implements AutoCloseable, RouterMXBean {
    *     primaryPoolSize; driver mode: each logical connection opens its own, 1:1.
    */
   Router(OmniumConfig config, boolean pooledPrimary) {
+    this(config, pooledPrimary, null);
+  }
+
+  /**
+   * @param pooledPrimary DataSource mode: primary connections come from an internal pool of
+   *     primaryPoolSize; driver mode: each logical connection opens its own, 1:1.
+   * @param proving DataSource mode: the session whose login proved {@code config}'s credentials
+   *     ({@link #primaryLogin}); the primary pool's first session. Null: none.
+   */
+  Router(OmniumConfig config, boolean pooledPrimary, Connection proving) {
     this.config = config;
     this.defaultMaxAgeNanos = config.maxAge().toNanos();
     int id = SEQUENCE.incrementAndGet();
     String app = config.applicationName();
     this.credentials = new RouterCredentials(config);
 
-    PgConnector primaryConnector = connector(Route.PRIMARY, config.primaryUrl(), app + " primary");
+    primaryConnector = connector(Route.PRIMARY, config.primaryUrl(), app + " primary");
     if (pooledPrimary) primaryConnector.feedingPool();
+    if (proving != null) primaryConnector.seed(proving);
     this.primary = pooledPrimary
         ? PrimarySource.pooled(Pools.create(app + "-primary-" + id, Route.PRIMARY,
             primaryConnector, config.primaryPoolSize(), config.primaryPoolSize(),
-                config.poolTimeout(), config.maxLifetime()), config.poolTimeout(),
+                config.poolTimeout(), config.maxLifetime()), primaryConnector,
+            config.poolTimeout(),
             "all " + config.primaryPoolSize() + " (primaryPoolSize) are in use")
         : PrimarySource.direct(primaryConnector);
 
-    this.fallback = Pools.create(app + "-fallback-" + id, Route.FALLBACK,
-        connector(Route.FALLBACK, config.primaryUrl(), app + " fallback").feedingPool(),
+    fallbackConnector = connector(Route.FALLBACK, config.primaryUrl(), app + " fallback")
+        .feedingPool();
+    this.fallback = Pools.create(app + "-fallback-" + id, Route.FALLBACK, fallbackConnector,
         config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
     this.fallbackBudget = FallbackBudget.join(config);
 
@@ -124,6 +139,46 @@ final class Router implements AutoCloseable, RouterMXBean {
           + " the fallback pool"
           + " (at most {} connections)", app, config.fallbackPoolSize());
     }
+  }
+
+  /**
+   * A connector for the primary as a logical connection of {@code config} logs in there: the login
+   * that proves its credentials before a router takes them, and a driver-mode connection's own
+   * primary session when its credentials are not the router's (yet).
+   */
+  static PgConnector primaryLogin(OmniumConfig config) {
+    return new PgConnector(config.primaryUrl(), ClientTimeouts.apply(config, Route.PRIMARY,
+        config.physicalProperties(Route.PRIMARY)), config.applicationName() + " primary");
+  }
+
+  /**
+   * Where a driver-mode connection of {@code config}, whose credential set is {@code digest},
+   * opens its primary session: the router's own source when the set is the router's, else one of
+   * its own, whose logins still prove or refute the set.
+   */
+  PrimarySource primaryFor(OmniumConfig config, String digest, Connection proving) {
+    if (proving == null && credentials.isCurrent(digest)) return primary;
+    PgConnector own = primaryLogin(config);
+    own.reportTo(credentials, digest);
+    if (proving != null) own.seed(proving);
+    return PrimarySource.direct(own);
+  }
+
+  /**
+   * The primary answered this router within the last two heartbeat intervals (at least a
+   * second): a round of its WAL sampler (one per interval while replicas are listed), or a login
+   * on the primary side (a connection's own, a pool's).
+   */
+  boolean primaryAnsweredRecently(long nowNanos) {
+    long window = Math.max(2 * config.heartbeatInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
+    PrimaryWalSampler s = walSampler;
+    return (s != null && s.answeredWithin(nowNanos, window))
+        || credentials.loggedInWithin(nowNanos, window);
+  }
+
+  /** The connector behind the pooled primary (DataSource mode) or every direct one. */
+  PgConnector primaryConnector() {
+    return primaryConnector;
   }
 
   /**
@@ -227,7 +282,7 @@ final class Router implements AutoCloseable, RouterMXBean {
     takeFallbackPermit();
     boolean lent = false;
     try {
-      Connection c = fallback.getConnection();
+      Connection c = PoolWait.borrow(fallback, fallbackConnector, config.poolTimeout());
       fallbackBudget.hold(c);
       lent = true;
       return c;

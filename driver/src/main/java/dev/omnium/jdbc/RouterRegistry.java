@@ -1,5 +1,7 @@
 package dev.omnium.jdbc;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,19 +43,71 @@ final class RouterRegistry {
   }
 
   /**
-   * A new logical connection on the shared router of {@code config}, whose credentials become
-   * those of the router's new physical connections. Opens nothing.
+   * A new logical connection on the shared router of {@code config}, handed out only once its
+   * credentials are proven, as pgjdbc's {@code connect} hands out a connection only after its
+   * login (routing contract, rule 12). A credential set the router proved within
+   * {@code maxLifetime} opens nothing. Otherwise the connection's own primary session logs in now
+   * (before any router starts for it) and stays bound to it, so the proof costs no login of its
+   * own; a refused login throws pgjdbc's exception as it is and changes nothing for anyone else.
+   * A proven set that is not the router's becomes the router's: its new sessions use it.
+   *
+   * @throws SQLException what pgjdbc's connect throws for the same settings (28P01, 3D000, 28000,
+   *     08006 for TLS, 08001 for an unreachable server…)
    */
-  static OmniumConnection connect(OmniumConfig config) {
-    while (true) {
-      Router r = get(config);
-      r.credentials.use(config);
-      OmniumConnection c = new OmniumConnection(r, r.primary(), config.maxAge().toNanos(), false);
-      if (r.use.join(c)) {
-        ensureReaper();
-        return c;
+  static OmniumConnection connect(OmniumConfig config) throws SQLException {
+    Router r = ROUTERS.get(config.routerKey());
+    if (r != null && !r.isClosed()) {
+      String digest = r.credentials.digest(config);
+      if (r.credentials.isProven(digest)) {
+        OmniumConnection c = join(r, config, digest, null);
+        if (c != null) return c;
       }
-      ROUTERS.remove(config.routerKey(), r); // being closed as idle right now: take a new one
+    }
+    Connection proving = Router.primaryLogin(config).connect();
+    boolean handedOver = false;
+    try {
+      while (true) {
+        r = get(config);
+        String digest = r.credentials.digest(config);
+        r.credentials.proven(config, digest);
+        OmniumConnection c = join(r, config, digest, proving);
+        if (c != null) {
+          handedOver = true;
+          return c;
+        }
+        ROUTERS.remove(config.routerKey(), r); // being closed as idle right now: take a new one
+      }
+    } finally {
+      if (!handedOver) closeQuietly(proving);
+    }
+  }
+
+  /**
+   * A logical connection of {@code config} on {@code r}; null when {@code r} is being closed. With
+   * {@code proving}, that session is bound as the connection's primary session before it returns.
+   */
+  private static OmniumConnection join(Router r, OmniumConfig config, String digest,
+      Connection proving) throws SQLException {
+    OmniumConnection c = new OmniumConnection(r, r.primaryFor(config, digest, proving),
+        config.maxAge().toNanos(), false);
+    if (!r.use.join(c)) return null;
+    ensureReaper();
+    if (proving != null) {
+      try {
+        c.currentOrPrimary(); // binds the proving session, which the connection's source holds
+      } catch (SQLException | RuntimeException e) {
+        c.close();
+        throw e;
+      }
+    }
+    return c;
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException | RuntimeException ignored) {
+      // the login's session is gone either way
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.omnium.jdbc;
 
 import java.net.SocketTimeoutException;
+import java.security.GeneralSecurityException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTimeoutException;
@@ -62,6 +63,41 @@ final class SqlStates {
     if (!lost) return e;
     return new SQLNonTransientConnectionException(
         "omnium: the connection was lost (SQLState " + state + "): " + e.getMessage(), "08006", e);
+  }
+
+  /**
+   * A login the server refused for its credentials (SQLState class 28: a wrong password, an unknown
+   * role, a pg_hba.conf {@code reject} or no entry): the set that logged in is no longer proven.
+   */
+  static boolean credentialsRefused(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && state.startsWith("28");
+  }
+
+  /**
+   * A login that fails the same way every time until someone changes the server or the settings
+   * (docs/reliability.md, "Fail fast with the real cause"): credentials (class 28), an unknown
+   * database (3D000), no CONNECT privilege (42501), a connection the server rejected (08004: no
+   * TLS there, no password here), or a server certificate the client does not trust. Not a server
+   * that is down, restarting, full or slow: waiting may help there.
+   */
+  static boolean loginRefused(SQLException e) {
+    String state = e.getSQLState();
+    if (state == null) return false;
+    if (credentialsRefused(e) || state.equals("3D000") || state.equals("42501")
+        || state.equals("08004")) {
+      return true;
+    }
+    if (!state.equals("08006")) return false;
+    // pgjdbc's TLS errors are 08006, as a broken socket is: a certificate it refused is not
+    String message = String.valueOf(e.getMessage());
+    if (message.startsWith("The hostname ") && message.contains(" could not be verified")) {
+      return true;
+    }
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof GeneralSecurityException) return true;
+    }
+    return false;
   }
 
   /**

@@ -106,7 +106,7 @@ class LifecycleUnitsTest {
     assertEquals(Map.of("password", "two"), secrets);
     PgConnector connector =
         new PgConnector(old.primaryUrl(), old.physicalProperties(Route.FALLBACK), "test");
-    connector.useSecrets(secrets);
+    connector.useSecrets(secrets, "rotated");
     assertFalse(connector.toString().contains("two"), "never shows the password");
   }
 

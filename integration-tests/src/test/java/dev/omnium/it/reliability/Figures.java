@@ -13,15 +13,15 @@ import java.util.Map;
  * printed as one line and appended to {@code target/reliability-figures.txt}, which
  * {@code docs/reliability.md} quotes.
  */
-final class Figures {
+public final class Figures {
   private final String suite;
   private final Map<String, Object> values = new LinkedHashMap<>();
 
-  Figures(String suite) {
+  public Figures(String suite) {
     this.suite = suite;
   }
 
-  Figures put(String key, Object value) {
+  public Figures put(String key, Object value) {
     values.put(key, value);
     return this;
   }
@@ -31,7 +31,7 @@ final class Figures {
   }
 
   /** Prints and records the figures; returns the line. */
-  String report() {
+  public String report() {
     StringBuilder b = new StringBuilder("FIGURES ").append(suite).append(':');
     values.forEach((k, v) -> b.append(' ').append(k).append('=').append(v));
     String line = b.toString();
