@@ -165,7 +165,7 @@ final class HealthCheck {
   static void measureLag(Report r) {
     List<HealthServer> pending = new ArrayList<>();
     for (HealthServer s : r.replicas) {
-      if (s.isStandby() && s.beat == Beat.OK) {
+      if (s.isStandby() && s.beat == Beat.OK && r.verdict(s) == ServerIdentity.Verdict.SAME) {
         s.beatSeconds = null; // the replica's clock minus the primary's: never used
         pending.add(s);
       }
@@ -319,10 +319,23 @@ final class HealthCheck {
       return Math.max(maxAgeSeconds(), 2 * cfg.heartbeatInterval().toNanos() / 1e9);
     }
 
-    /** Reachable, in recovery, heartbeat read and within maxAge: reads may be routed to it. */
+    /**
+     * Reachable, in recovery, a standby of this primary, heartbeat read and within maxAge: reads
+     * may be routed to it.
+     */
     boolean isFresh(HealthServer r) {
-      return r.isStandby() && r.beat == Beat.OK && r.beatSeconds != null && !r.lagOver
-          && r.beatSeconds <= maxAgeSeconds();
+      return r.isStandby() && verdict(r) == ServerIdentity.Verdict.SAME && r.beat == Beat.OK
+          && r.beatSeconds != null && !r.lagOver && r.beatSeconds <= maxAgeSeconds();
+    }
+
+    /**
+     * A standby against the primary as the lag watcher judges it: the same system identifier and
+     * timeline, or why not ({@link ServerIdentity}); unknown when either was not read.
+     */
+    ServerIdentity.Verdict verdict(HealthServer r) {
+      ServerIdentity p = primary.isPrimary() ? primary.identity : null;
+      if (r.identity == null || p == null) return ServerIdentity.Verdict.IDENTITY_UNKNOWN;
+      return r.identity.against(p);
     }
 
     // ---- judgement ----
@@ -373,6 +386,8 @@ final class HealthCheck {
         } else if (!r.isStandby()) {
           add(Severity.DEGRADED, w, "not in recovery: this configured replica is a primary,"
               + " not a replica; no read is routed to it");
+        } else if (primary.isPrimary() && verdict(r) != ServerIdentity.Verdict.SAME) {
+          add(Severity.DEGRADED, w, identityProblem(r) + "; no read is routed to it");
         } else if (r.beat == Beat.NO_TABLE) {
           add(Severity.DEGRADED, w, "no heartbeat table " + table
               + " on the replica: lag unknown, reads go to the fallback pool");
@@ -425,6 +440,16 @@ final class HealthCheck {
           }
         }
       }
+    }
+
+    /** The same words as the lag watcher's log line: its state, and why. */
+    private String identityProblem(HealthServer r) {
+      ServerIdentity.Verdict v = verdict(r);
+      ServerIdentity mine = r.identity != null ? r.identity
+          : ServerIdentity.unknown("its identity could not be read");
+      ServerIdentity p = primary.identity != null && primary.isPrimary() ? primary.identity
+          : ServerIdentity.unknown("the primary's identity could not be read");
+      return "not a replica of this primary (" + v + "): " + mine.explain(v, p);
     }
 
     /** The same words as the lag watcher's log line for the same problem. */
@@ -577,6 +602,9 @@ final class HealthCheck {
         if (s.reachable && s != primary) {
           lag = s.beat != Beat.OK ? beatWord(s.beat) : s.beatSeconds == null ? "unknown"
               : lagText(s) + (isFresh(s) ? " (fresh)" : " (stale)");
+          if (s.isStandby() && verdict(s) != ServerIdentity.Verdict.SAME) {
+            lag = verdict(s).toString();
+          }
           if (s.isStandby()) {
             replay = Boolean.TRUE.equals(s.replayPaused) ? "paused" : "running";
             receiver = s.walReceiver == null ? "none" : s.walReceiver;
@@ -750,6 +778,9 @@ final class HealthCheck {
       m.put("serverVersion", s.version);
       m.put("inRecovery", s.inRecovery);
       m.put("walLsn", s.walLsn);
+      m.put("systemIdentifier", s.identity == null ? null : s.identity.systemIdentifier);
+      m.put("timeline", s.identity == null || !s.identity.known() ? null : s.identity.timeline);
+      if (s != primary && s.isStandby()) m.put("identity", verdict(s).toString());
       m.put("clientConnections", s.clientConnections);
       m.put("maxConnections", s.maxConnections);
       boolean clock = s.reachable && s.clockOffset.known();

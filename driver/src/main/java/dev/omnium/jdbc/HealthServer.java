@@ -145,6 +145,8 @@ final class HealthServer {
   String walLsn;
   /** pg_stat_wal_receiver.status, null when no WAL receiver runs (replicas only). */
   String walReceiver;
+  /** System identifier and timeline (see {@link ServerIdentity}); null when not read. */
+  ServerIdentity identity;
 
   Beat beat = Beat.NOT_READ;
   /**
@@ -216,6 +218,7 @@ final class HealthServer {
     }
 
     section("clock offset", this::measureClock);
+    section("identity (pg_control_system)", () -> identity = ServerIdentity.read(connection));
     readHeartbeat(heartbeatTable);
     if (inRecovery) {
       section("pg_stat_wal_receiver", () -> {

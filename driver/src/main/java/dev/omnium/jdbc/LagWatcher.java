@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,13 @@ final class LagWatcher extends IntervalSession {
     /** 42601: the configured table name is not valid SQL unqualified (a reserved word). */
     BAD_TABLE_NAME,
     /** 40001: replay cancelled the watcher's own probe; the session usually survives. */
-    RECOVERY_CONFLICT
+    RECOVERY_CONFLICT,
+    /** Another system identifier than the primary's: a standby of another cluster. */
+    FOREIGN_CLUSTER,
+    /** This cluster, not the primary's timeline: left on an abandoned one after a failover. */
+    DIVERGED_TIMELINE,
+    /** Its identity or the primary's could not be read (a revoked function): never fresh. */
+    IDENTITY_UNKNOWN
   }
 
   private final String name;
@@ -68,6 +75,12 @@ final class LagWatcher extends IntervalSession {
   private Runnable onStandby;
   /** When a session last reported the server as a primary; older probes are not recorded. */
   private volatile long promotedNoticedNanos;
+  /** The primary's identity (its sampler's); null: not checked. Set before {@link #start()}. */
+  private Supplier<ServerIdentity> primaryIdentity;
+  /** This server's identity, read once per session (watcher thread only, as the two below). */
+  private ServerIdentity identity;
+  private ServerIdentity judgedAgainst;
+  private ServerIdentity.Verdict verdict;
 
   LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval,
       String threadName) {
@@ -96,6 +109,14 @@ final class LagWatcher extends IntervalSession {
 
   LagAlert alert() {
     return alert;
+  }
+
+  /**
+   * Set before {@link #start()}: the primary's identity, which this server must share (system
+   * identifier and timeline) before its lag counts (routing contract, rule 13).
+   */
+  void judgeAgainst(Supplier<ServerIdentity> primary) {
+    this.primaryIdentity = primary;
   }
 
   /**
@@ -203,6 +224,33 @@ final class LagWatcher extends IntervalSession {
   }
 
   @Override
+  void prepare(Connection c) throws SQLException {
+    identity = primaryIdentity == null ? null : ServerIdentity.read(c);
+    verdict = null;
+  }
+
+  /**
+   * This standby against the primary; null while the primary's identity is not known yet (its
+   * sampler has not connected). The system identifier is read once per session; a timeline that
+   * differed, or an identity that could not be read, is read again at each probe, so a standby
+   * that follows the primary's timeline again is fresh again by itself.
+   */
+  private ServerIdentity.Verdict judge(Connection c) throws SQLException {
+    if (primaryIdentity == null) return ServerIdentity.Verdict.SAME; // not checked (unit tests)
+    ServerIdentity primary = primaryIdentity.get();
+    if (primary == null) return null;
+    ServerIdentity.Verdict v = verdict;
+    if (v == ServerIdentity.Verdict.SAME && primary == judgedAgainst) return v;
+    if (v == ServerIdentity.Verdict.DIVERGED_TIMELINE
+        || v == ServerIdentity.Verdict.IDENTITY_UNKNOWN) {
+      identity = ServerIdentity.read(c); // its timeline may have moved on, a grant been given
+    }
+    verdict = v = identity.against(primary);
+    judgedAgainst = primary;
+    return v;
+  }
+
+  @Override
   void round() {
     probe();
     LagAlert a = alert;
@@ -243,6 +291,14 @@ final class LagWatcher extends IntervalSession {
         }
         replayLsn = lsn == null ? 0 : Lsn.parse(lsn);
         if (promotedNoticedNanos - sent > 0) return; // sent before a session saw the promotion
+        ServerIdentity.Verdict v = judge(connection);
+        if (v != ServerIdentity.Verdict.SAME) {
+          beatNanos = UNKNOWN;
+          if (v != null) {
+            moveTo(State.valueOf(v.name()), identity.explain(v, judgedAgainst));
+          }
+          return;
+        }
         if (noBeat) {
           beatNanos = UNKNOWN;
           moveTo(State.NO_HEARTBEAT_ROW, "beat_at is null in " + table);
@@ -341,6 +397,12 @@ final class LagWatcher extends IntervalSession {
         }
         log.warn("omnium: replica {} lag unknown ({}): {}. Reads go to the fallback pool until it"
             + " recovers.", name, next, detail);
+        break;
+      case FOREIGN_CLUSTER:
+      case DIVERGED_TIMELINE:
+      case IDENTITY_UNKNOWN:
+        log.warn("omnium: replica {} is not a replica of this primary ({}): {}. No read is routed"
+            + " to it until it is.", name, next, detail);
         break;
       case NOT_IN_RECOVERY:
         // Every node may be listed as a replica (Patroni-style): the primary is an expected role.

@@ -26,6 +26,8 @@ final class PrimaryWalSampler extends IntervalSession {
   private final ClockOffset offset = new ClockOffset();
   private volatile String lastError;
   private boolean failing;
+  /** The primary's identity, read once per session: what a replica must share to be fresh. */
+  private volatile ServerIdentity identity;
   /** When a round last succeeded (nanoTime); 0: never. */
   private volatile long answeredNanos;
 
@@ -63,10 +65,23 @@ final class PrimaryWalSampler extends IntervalSession {
     return lastError;
   }
 
+  /**
+   * The identity of the primary this sampler reads, as its current session read it; null before
+   * the first session. A failover gives the next session a new timeline (or server).
+   */
+  ServerIdentity identity() {
+    return identity;
+  }
+
   /** Whether a round succeeded within {@code windowNanos} before {@code nowNanos}. */
   boolean answeredWithin(long nowNanos, long windowNanos) {
     long at = answeredNanos;
     return at != 0 && nowNanos - at <= windowNanos;
+  }
+
+  @Override
+  void prepare(Connection c) throws SQLException {
+    identity = ServerIdentity.read(c);
   }
 
   @Override

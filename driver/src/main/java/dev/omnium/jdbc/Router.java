@@ -116,6 +116,7 @@ final class Router implements AutoCloseable, RouterMXBean {
           new ReplicaSessions(pooled, watcher),
           config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime());
       watcher.expectWriter(config.heartbeatWriter());
+      watcher.judgeAgainst(walSampler::identity);
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
           listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize(),

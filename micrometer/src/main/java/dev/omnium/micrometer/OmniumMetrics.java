@@ -39,6 +39,10 @@ import javax.management.ObjectName;
  *     work</td></tr>
  *   <tr><td>omnium.replica.lag</td><td>gauge, seconds</td><td>replica=host:port</td>
  *     <td>effective lag; +Inf while unknown (no reads go there)</td></tr>
+ *   <tr><td>omnium.replica.untrusted</td><td>gauge</td><td>replica=host:port,
+ *     reason=FOREIGN_CLUSTER|DIVERGED_TIMELINE|IDENTITY_UNKNOWN</td>
+ *     <td>1 while the listed server is not a replica of this primary for that reason (a standby
+ *     of another cluster, one left on an abandoned timeline, an identity it may not read)</td></tr>
  *   <tr><td>omnium.retries</td><td>counter</td><td></td>
  *     <td>reads retried on the fallback pool after a replica conflict or lost connection</td></tr>
  *   <tr><td>omnium.fallback.active</td><td>gauge</td><td></td>
@@ -155,6 +159,17 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
           .description("Effective replica lag; +Inf while unknown (reads avoid the replica)")
           .strongReference(true)
           .register(registry));
+      for (String reason : UNTRUSTED) {
+        list.add(Gauge.builder("omnium.replica.untrusted", router,
+                r -> reason.equals(state(r, replica)) ? 1 : 0)
+            .tag("router", tag)
+            .tag("replica", replica)
+            .tag("reason", reason)
+            .description("1 while the listed replica is not trusted as a standby of this primary,"
+                + " for this reason (no read goes there), else 0")
+            .strongReference(true)
+            .register(registry));
+      }
     }
     routers.put(name, router);
     meters.put(name, list);
@@ -221,6 +236,22 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
         return Double.NaN;
       }
     };
+  }
+
+  /**
+   * The replica states (JMX {@code ReplicaStates}) of a listed server that is not a replica of the
+   * primary: {@code omnium.replica.untrusted}'s {@code reason} tag.
+   */
+  static final List<String> UNTRUSTED = List.of("FOREIGN_CLUSTER", "DIVERGED_TIMELINE",
+      "IDENTITY_UNKNOWN");
+
+  /** The replica's state as JMX reports it; null when the router is gone. */
+  static String state(RouterMXBean router, String replica) {
+    try {
+      return router.getReplicaStates().get(replica);
+    } catch (RuntimeException gone) {
+      return null;
+    }
   }
 
   static double lagSeconds(RouterMXBean router, String replica) {
