@@ -3,7 +3,6 @@ package dev.omnium.agent;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.sql.Connection;
 import java.util.Map;
 import java.util.Properties;
 
@@ -23,7 +22,7 @@ final class Bundle {
     this.loader = loader;
     MethodHandles.Lookup lookup = MethodHandles.publicLookup();
     this.connect = lookup.findStatic(support, "connect",
-        MethodType.methodType(Connection.class, String.class, Properties.class, String.class));
+        MethodType.methodType(Object.class, String.class, Properties.class, String.class));
     this.validate = lookup.findStatic(support, "validate",
         MethodType.methodType(String.class, String.class, Map.class));
   }
@@ -53,8 +52,12 @@ final class Bundle {
     return new Bundle(loader, Class.forName(SUPPORT, true, loader));
   }
 
-  Connection connect(String url, Properties info, String agentQuery) throws Throwable {
-    return (Connection) connect.invokeExact(url, info, agentQuery);
+  /**
+   * The omnium connection for this connect, or the {@link java.sql.SQLException} pgjdbc's own
+   * connect would have thrown (the login failed): the application gets it as it is.
+   */
+  Object connect(String url, Properties info, String agentQuery) throws Throwable {
+    return (Object) connect.invokeExact(url, info, agentQuery);
   }
 
   /** Null when the keys are fine, else the driver's message. */

@@ -10,7 +10,9 @@ import net.bytebuddy.implementation.bytecode.assign.Assigner;
  * references {@code java.base} ({@code java.sql} is in the platform loader, the agent in the system
  * loader, pgjdbc anywhere): it finds {@link ConnectBridge#DISPATCH} by name through the system class
  * loader. When that returns a connection, pgjdbc's body is skipped and the connection is returned;
- * otherwise pgjdbc connects as usual. Both advices suppress every throwable, so an agent failure
+ * when it returns an exception (the omnium connect's login failed, with pgjdbc's own error),
+ * pgjdbc's body is skipped and the method throws it, as pgjdbc's connect would have; otherwise
+ * pgjdbc connects as usual. Both advices suppress every throwable of their own, so an agent failure
  * (even a missing class) can only ever mean "pgjdbc's own connect".
  */
 final class ConnectAdvice {
@@ -29,10 +31,14 @@ final class ConnectAdvice {
     return ((Function<Object[], Object>) dispatch).apply(new Object[] {driver, url, info});
   }
 
-  @Advice.OnMethodExit(suppress = Throwable.class)
+  @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
   static void exit(@Advice.Enter Object taken,
-      @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
-    if (taken != null) {
+      @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned,
+      @Advice.Thrown(readOnly = false) Throwable thrown) {
+    if (taken instanceof Throwable) {
+      returned = null;
+      thrown = (Throwable) taken;
+    } else if (taken != null) {
       returned = taken;
     }
   }

@@ -60,7 +60,11 @@ final class ConnectHook {
     this.query = args.query();
   }
 
-  /** The connection to hand out for this pgjdbc connect, or null to let pgjdbc connect. */
+  /**
+   * The connection to hand out for this pgjdbc connect, or the exception to throw instead (the
+   * login failed as pgjdbc's would: the application gets pgjdbc's own error), or null to let
+   * pgjdbc connect.
+   */
   Object connect(Object pgDriver, String url, Properties info) {
     if (!args.matches(url) || calledByPgjdbcInternals()) return null;
     Object b = checked.get(pgDriver.getClass());

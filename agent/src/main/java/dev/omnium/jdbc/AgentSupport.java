@@ -2,11 +2,11 @@ package dev.omnium.jdbc;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.util.Map;
 import java.util.Properties;
+import org.postgresql.util.PSQLException;
 
 /**
  * The agent's entry into the driver. Compiled in the agent module but in the driver's package, and
@@ -28,8 +28,13 @@ public final class AgentSupport {
    * pgjdbc would ignore is ignored here too.
    *
    * @param agentQuery the agent's keys, already encoded as a URL query (without '?'); may be empty
+   * @return the logical connection; or, when the login itself failed, pgjdbc's exception (a
+   *     {@code PSQLException}: a wrong password, an unknown database, an untrusted certificate),
+   *     which the application gets as it is, as from pgjdbc's own connect; null for a URL that is
+   *     not pgjdbc's
+   * @throws SQLException omnium could not take the connect over (a bad key): pgjdbc connects
    */
-  public static Connection connect(String pgUrl, Properties info, String agentQuery) throws SQLException {
+  public static Object connect(String pgUrl, Properties info, String agentQuery) throws SQLException {
     if (pgUrl == null || !pgUrl.startsWith(PG_PREFIX)) return null;
     int q = pgUrl.indexOf('?');
     String base = q < 0 ? pgUrl : pgUrl.substring(0, q);
@@ -50,7 +55,11 @@ public final class AgentSupport {
     }
     String url = "jdbc:omnium:" + base.substring("jdbc:".length())
         + (agentQuery == null || agentQuery.isEmpty() ? "" : "?" + agentQuery);
-    return Holder.DRIVER.connect(url, props);
+    try {
+      return Holder.DRIVER.connect(url, props);
+    } catch (PSQLException loginFailed) { // a bad key is no PSQLException: pgjdbc connects then
+      return loginFailed; // pgjdbc's own error for the same login: trying again there would repeat it
+    }
   }
 
   /**
