@@ -42,13 +42,19 @@ public final class OmniumDriver implements Driver {
   }
 
   /**
-   * Opens a logical connection; no physical connection is opened before its first use.
+   * Opens a logical connection once its credentials are proven, as pgjdbc's connect does: a
+   * credential set (user, password, authentication and TLS settings) the router has not proven
+   * logs in now, and that login's session is the connection's primary session; one it proved
+   * opens nothing before the connection's first use.
    *
    * @param url a {@code jdbc:omnium:postgresql:} URL
    * @param info pgjdbc and omnium properties (the URL's parameters win), may be null
    * @return an {@link OmniumConnection}, or null when the URL is not a {@code jdbc:omnium:} URL
    * @throws SQLException SQLState {@code 08001} when the URL is null or malformed, a key is
-   *     unknown or a value is invalid (the message names the key and the accepted form)
+   *     unknown or a value is invalid (the message names the key and the accepted form); when the
+   *     login fails, pgjdbc's own exception ({@code 28P01} wrong password, {@code 28000} no
+   *     pg_hba.conf entry, {@code 3D000} unknown database, {@code 08006} TLS, {@code 08001}
+   *     unreachable, …)
    */
   @Override
   public Connection connect(String url, Properties info) throws SQLException {

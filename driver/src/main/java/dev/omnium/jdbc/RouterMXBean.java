@@ -18,7 +18,8 @@ public interface RouterMXBean {
 
   /**
    * @return the watcher state per replica: OK, UNREACHABLE, NO_HEARTBEAT_TABLE,
-   *     NOT_IN_RECOVERY, …
+   *     NOT_IN_RECOVERY, FOREIGN_CLUSTER (a standby of another cluster), DIVERGED_TIMELINE (left
+   *     on an abandoned timeline), IDENTITY_UNKNOWN, …
    */
   Map<String, String> getReplicaStates();
 

@@ -6,16 +6,17 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * Which cluster a server belongs to and which timeline it is on, read with one query on any
- * session (the watcher's, the sampler's, a pooled one): its system identifier
+ * Which cluster a server belongs to and which timeline it is on, read with one query (two on a
+ * primary) on any session (the watcher's, the sampler's, a pooled one): its system identifier
  * ({@code pg_control_system()}: made by initdb, copied to every standby of that primary, different
  * for any other cluster) and its timeline. A standby counts as a replica of a primary only when
  * both agree ({@link #against}); the routing contract's rule 13.
  *
  * <p>The timeline: on a primary, its current one, exact, from the name of the WAL file it inserts
- * into ({@code pg_walfile_name(pg_current_wal_insert_lsn())}; the checkpoint's lags a promotion
- * until the next checkpoint). On a standby, the newest it is known to have reached: its last
- * restartpoint's ({@code pg_control_checkpoint()}), its minimum recovery point's
+ * into ({@code pg_walfile_name(pg_current_wal_insert_lsn())}; where that function is revoked, the
+ * newest of its checkpoint's and its minimum recovery point's, which a promotion sets to the new
+ * timeline until its checkpoint is done). On a standby, the newest it is known to have reached:
+ * its last restartpoint's ({@code pg_control_checkpoint()}), its minimum recovery point's
  * ({@code pg_control_recovery()}) and, where the role may see it ({@code pg_read_all_stats},
  * {@code pg_monitor} or a superuser), the WAL receiver's ({@code pg_stat_wal_receiver}). A
  * standby left on an abandoned timeline reports the old one from all three; one rebuilt or
@@ -28,11 +29,14 @@ import java.sql.Statement;
  * verdict names the grant that is missing.
  */
 final class ServerIdentity {
+  /** Functions every role may call by default; the WAL receiver's column is null without rights. */
   static final String QUERY = "SELECT s.system_identifier::text, pg_is_in_recovery(),"
-      + " CASE WHEN pg_is_in_recovery() THEN greatest(c.timeline_id,"
-      + " r.min_recovery_end_timeline, (SELECT w.received_tli FROM pg_stat_wal_receiver w))"
-      + " ELSE ('x' || substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int"
-      + " END FROM pg_control_system() s, pg_control_checkpoint() c, pg_control_recovery() r";
+      + " greatest(c.timeline_id, r.min_recovery_end_timeline,"
+      + " (SELECT w.received_tli FROM pg_stat_wal_receiver w))"
+      + " FROM pg_control_system() s, pg_control_checkpoint() c, pg_control_recovery() r";
+  /** A primary's current timeline, exactly: the WAL file it inserts into (not during recovery). */
+  static final String PRIMARY_TIMELINE =
+      "SELECT ('x' || substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int";
 
   /** How a standby relates to the primary; each is a state of its watcher and of {@code check}. */
   enum Verdict {
@@ -76,15 +80,31 @@ final class ServerIdentity {
    * @throws SQLException any other failure (the session is likely gone)
    */
   static ServerIdentity read(Connection c) throws SQLException {
+    String id;
+    int timeline;
+    boolean standby;
     try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(QUERY)) {
       rs.next();
-      return of(rs.getString(1), rs.getInt(3), rs.getBoolean(2));
+      id = rs.getString(1);
+      standby = rs.getBoolean(2);
+      timeline = rs.getInt(3);
     } catch (SQLException e) {
       if (!"42501".equals(e.getSQLState())) throw e;
       return unknown("this role may not read the server's identity (" + e.getMessage()
           + "): GRANT EXECUTE ON FUNCTION pg_control_system(), pg_control_checkpoint(),"
           + " pg_control_recovery() TO it");
     }
+    if (!standby) {
+      // The checkpoint's (and the minimum recovery point's, set at a promotion) say the same
+      // once the promotion's checkpoint is done; the WAL file name says it at once.
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(PRIMARY_TIMELINE)) {
+        rs.next();
+        timeline = rs.getInt(1);
+      } catch (SQLException e) {
+        if (!"42501".equals(e.getSQLState())) throw e; // revoked: the control file's answer
+      }
+    }
+    return of(id, timeline, standby);
   }
 
   boolean known() {
