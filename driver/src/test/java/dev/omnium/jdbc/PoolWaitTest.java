@@ -11,7 +11,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.IMetricsTracker;
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import com.zaxxer.hikari.metrics.PoolStats;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
@@ -20,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.postgresql.util.PSQLException;
@@ -54,7 +52,7 @@ class PoolWaitTest {
 
   /** A data source whose every login fails with {@code failure}. */
   static DataSource failing(SQLException failure, AtomicInteger attempts) {
-    return new StubDataSource() {
+    return new StubSessions.DataSourceBase() {
       @Override public Connection getConnection() throws SQLException {
         attempts.incrementAndGet();
         throw failure;
@@ -120,7 +118,7 @@ class PoolWaitTest {
   void anIdleSessionIsLentAtOnceAndALateOneCountsTheWholeWait() throws Exception {
     AtomicInteger opened = new AtomicInteger();
     long slowMillis = 300;
-    DataSource slow = new StubDataSource() {
+    DataSource slow = new StubSessions.DataSourceBase() {
       @Override public Connection getConnection() throws SQLException {
         if (opened.incrementAndGet() > 0) {
           try {
@@ -147,20 +145,5 @@ class PoolWaitTest {
           "an idle session: no wait");
       again.close();
     }
-  }
-
-  /** The rest of a {@link DataSource}, for the stubs above. */
-  abstract static class StubDataSource implements DataSource {
-    @Override public Connection getConnection(String user, String password) throws SQLException {
-      return getConnection();
-    }
-
-    @Override public PrintWriter getLogWriter() { return null; }
-    @Override public void setLogWriter(PrintWriter out) { }
-    @Override public void setLoginTimeout(int seconds) { }
-    @Override public int getLoginTimeout() { return 0; }
-    @Override public Logger getParentLogger() { return Logger.getGlobal(); }
-    @Override public <T> T unwrap(Class<T> iface) throws SQLException { throw new SQLException(); }
-    @Override public boolean isWrapperFor(Class<?> iface) { return false; }
   }
 }

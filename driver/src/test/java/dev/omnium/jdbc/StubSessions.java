@@ -191,7 +191,7 @@ final class StubSessions {
     }
   }
 
-  private static final class StubDataSource implements DataSource {
+  private static final class StubDataSource extends DataSourceBase {
     private final List<Session> opened;
 
     StubDataSource(List<Session> opened) {
@@ -204,8 +204,11 @@ final class StubSessions {
       opened.add(s);
       return s.connection;
     }
+  }
 
-    @Override public Connection getConnection(String user, String password) {
+  /** A {@link DataSource} whose subclass says only how it opens a connection. */
+  abstract static class DataSourceBase implements DataSource {
+    @Override public Connection getConnection(String user, String password) throws SQLException {
       return getConnection();
     }
 

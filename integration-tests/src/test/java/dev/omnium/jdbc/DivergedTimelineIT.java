@@ -11,18 +11,11 @@ import dev.omnium.sandbox.PgNode;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.RouterBean;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.List;
-import java.util.Properties;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,14 +32,6 @@ class DivergedTimelineIT {
   @RegisterExtension
   static final PgSandbox SANDBOX = PgSandbox.builder().replicas(2).heartbeatTableOnly()
       .sql("CREATE TABLE ids (id int PRIMARY KEY)", "INSERT INTO ids VALUES (1)").build();
-
-  static String lsn(PgCluster cluster, PgNode node, String sql) throws SQLException {
-    try (Connection c = cluster.connect(node); Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getString(1);
-    }
-  }
 
   @Test
   void aStandbyOnTheAbandonedTimelineIsNeverFreshUntilItFollowsTheNewPrimary() throws Exception {
@@ -76,8 +61,8 @@ class DivergedTimelineIT {
           () -> !"STARTING".equals(RouterBean.of(app).getReplicaStates()
               .get(leftBehind.hostPort())));
       Poll.pause(3_000); // row 3 committed three times maxAge before the reads
-      long behind = Lsn.parse(lsn(cluster, leftBehind, "SELECT pg_last_wal_replay_lsn()"));
-      long primary = Lsn.parse(lsn(cluster, newPrimary, "SELECT pg_current_wal_insert_lsn()"));
+      long behind = TrustFixtures.lsn(cluster, leftBehind, "SELECT pg_last_wal_replay_lsn()");
+      long primary = TrustFixtures.lsn(cluster, newPrimary, "SELECT pg_current_wal_insert_lsn()");
       assertTrue(Long.compareUnsigned(behind, primary) > 0, "the standby left behind has"
           + " replayed past the new primary's WAL position: replay positions alone call it fresh");
       for (int i = 0; i < reads; i++) {
@@ -93,17 +78,8 @@ class DivergedTimelineIT {
     assertEquals(0, lost, "reads that returned the row the failover lost");
     assertEquals(0, onLeftBehind, "reads served by the standby on the abandoned timeline");
     assertEquals("DIVERGED_TIMELINE", state, "JMX ReplicaStates");
-    List<String> warnings = LogCapture.since(mark).stream()
-        .filter(l -> l.contains("WARN") && l.contains("DIVERGED_TIMELINE"))
-        .collect(Collectors.toList());
-    assertEquals(1, warnings.size(), "one WARN line: " + warnings);
-
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int exit = HealthCheck.run(url, new Properties(), false,
-        new PrintStream(out, true, StandardCharsets.UTF_8));
-    String report = out.toString(StandardCharsets.UTF_8);
-    assertEquals(HealthCheck.DEGRADED, exit, report);
-    assertTrue(report.contains("DIVERGED_TIMELINE"), report);
+    TrustFixtures.oneWarning(mark, "DIVERGED_TIMELINE");
+    TrustFixtures.degradedCheckNaming(url, "DIVERGED_TIMELINE");
     new Figures("diverged-timeline-pg" + System.getProperty("omnium.pg.version", "18"))
         .put("reads", reads).put("readsWithTheLostRow", lost)
         .put("readsServedByTheDivergedStandby", onLeftBehind).report();

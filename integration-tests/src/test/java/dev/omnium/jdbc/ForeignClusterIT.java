@@ -12,18 +12,11 @@ import dev.omnium.sandbox.PgNode;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.RouterBean;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.List;
-import java.util.Properties;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,13 +33,7 @@ class ForeignClusterIT {
   static final PgSandbox SANDBOX = PgSandbox.builder().replicas(1)
       .sql("CREATE TABLE whoami (name text)", "INSERT INTO whoami VALUES ('ours')").build();
 
-  static long lsn(PgCluster cluster, PgNode node, String sql) throws SQLException {
-    try (Connection c = cluster.connect(node); Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return Lsn.parse(rs.getString(1));
-    }
-  }
+  static final String INSERT_LSN = "SELECT pg_current_wal_insert_lsn()";
 
   @Test
   void aStandbyOfAnotherClusterIsNeverFresh() throws Exception {
@@ -60,16 +47,15 @@ class ForeignClusterIT {
             + " beat_at timestamptz NOT NULL)");
         st.execute("INSERT INTO replica_heartbeat VALUES (1, now())");
         // Ahead of our primary, so the replay position alone would call it fresh.
-        long ours = lsn(SANDBOX.cluster(), SANDBOX.primary(), "SELECT pg_current_wal_insert_lsn()");
-        while (lsn(other, other.primary(), "SELECT pg_current_wal_insert_lsn()")
-            < ours + (8 << 20)) {
+        long ours = TrustFixtures.lsn(SANDBOX.cluster(), SANDBOX.primary(), INSERT_LSN);
+        while (TrustFixtures.lsn(other, other.primary(), INSERT_LSN) < ours + (8 << 20)) {
           st.execute("INSERT INTO whoami SELECT 'theirs' FROM generate_series(1, 1000)");
           st.execute("SELECT pg_switch_wal()");
         }
       }
       other.awaitCaughtUp(foreign);
-      assertTrue(lsn(other, foreign, "SELECT pg_last_wal_replay_lsn()")
-              > lsn(SANDBOX.cluster(), SANDBOX.primary(), "SELECT pg_current_wal_insert_lsn()"),
+      assertTrue(TrustFixtures.lsn(other, foreign, "SELECT pg_last_wal_replay_lsn()")
+              > TrustFixtures.lsn(SANDBOX.cluster(), SANDBOX.primary(), INSERT_LSN),
           "the foreign standby's replay position is ahead of our primary's");
 
       String app = "foreign";
@@ -102,18 +88,8 @@ class ForeignClusterIT {
       assertEquals(0, theirs, "read-only transactions answered by the other cluster's standby");
       assertEquals("FOREIGN_CLUSTER", state, "JMX ReplicaStates");
       assertEquals(-1L, lag, "effective lag unknown");
-      List<String> warnings = LogCapture.since(mark).stream()
-          .filter(l -> l.contains("WARN") && l.contains("FOREIGN_CLUSTER"))
-          .collect(Collectors.toList());
-      assertEquals(1, warnings.size(), "one WARN line: " + warnings);
-      assertTrue(warnings.get(0).contains(foreign.hostPort()), warnings.get(0));
-
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      int exit = HealthCheck.run(url, new Properties(), false,
-          new PrintStream(out, true, StandardCharsets.UTF_8));
-      String report = out.toString(StandardCharsets.UTF_8);
-      assertEquals(HealthCheck.DEGRADED, exit, report);
-      assertTrue(report.contains("FOREIGN_CLUSTER"), report);
+      assertTrue(TrustFixtures.oneWarning(mark, "FOREIGN_CLUSTER").contains(foreign.hostPort()));
+      TrustFixtures.degradedCheckNaming(url, "FOREIGN_CLUSTER");
       new Figures("foreign-cluster-pg" + System.getProperty("omnium.pg.version", "18"))
           .put("reads", reads).put("readsServedByForeignStandby", theirs).report();
     }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.it.reliability.Figures;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
-import dev.omnium.sandbox.PgNode;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.RouterBean;
@@ -15,7 +14,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -54,22 +52,10 @@ class RefusedRoutesIT {
     FIGURES.report();
   }
 
-  static void role(String name, String password) throws SQLException {
-    SANDBOX.execOnPrimary("CREATE ROLE " + name + " LOGIN PASSWORD '" + password + "'",
-        "GRANT SELECT ON replica_heartbeat TO " + name);
-    SANDBOX.awaitCaughtUp();
-  }
-
   /** The password changes on the server and every session of the role ends: pools must refill. */
   static void changePasswordOnServer(String role, String password) throws SQLException {
-    SANDBOX.execOnPrimary("ALTER ROLE " + role + " PASSWORD '" + password + "'");
-    SANDBOX.awaitCaughtUp();
-    for (PgNode node : List.of(SANDBOX.primary(), SANDBOX.replica())) {
-      try (Connection c = SANDBOX.cluster().connect(node); Statement st = c.createStatement()) {
-        st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '"
-            + role + "'");
-      }
-    }
+    TrustFixtures.setPassword(SANDBOX, role, password);
+    TrustFixtures.terminate(SANDBOX, role);
   }
 
   /** What pgjdbc's own connect with the same stale password reports. */
@@ -105,7 +91,7 @@ class RefusedRoutesIT {
   @Test
   @Order(1)
   void aRefusedFallbackFailsAtOnceWithTheServersErrorInDataSourceMode() throws Exception {
-    role("dsf", "pw-1");
+    TrustFixtures.role(SANDBOX, "dsf", "pw-1");
     // no replica: every read takes the fallback route
     OmniumDataSource ds = new OmniumDataSource(SANDBOX.cluster().primary().jdbcUrl()
         .replace("jdbc:", "jdbc:omnium:") + "?applicationName=dsfall&user=dsf&" + KEYS);
@@ -140,7 +126,7 @@ class RefusedRoutesIT {
   @Test
   @Order(2)
   void aRefusedFallbackFailsAtOnceInDriverModeToo() throws Exception {
-    role("drf", "pw-1");
+    TrustFixtures.role(SANDBOX, "drf", "pw-1");
     String url = SANDBOX.urlAs("drf", null, "drfall", KEYS);
     try (Connection open = DriverManager.getConnection(url, "drf", "pw-1")) {
       Poll.until(Duration.ofSeconds(20), "a read", () -> statement(open, true).connected());

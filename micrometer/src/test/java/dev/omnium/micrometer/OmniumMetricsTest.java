@@ -19,6 +19,7 @@ class OmniumMetricsTest {
   static final class FixedRouter implements RouterMXBean {
     long lagMillis = 250;
     boolean alert;
+    String state = "OK";
 
     @Override public String[] getReplicas() { return new String[] {"r1:5432"}; }
     @Override public Map<String, Long> getEffectiveLagMillis() {
@@ -26,7 +27,7 @@ class OmniumMetricsTest {
       m.put("r1:5432", lagMillis);
       return m;
     }
-    @Override public Map<String, String> getReplicaStates() { return Map.of("r1:5432", "OK"); }
+    @Override public Map<String, String> getReplicaStates() { return Map.of("r1:5432", state); }
     @Override public long getMaxAgeMillis() { return 5000; }
     @Override public long getPrimaryStatements() { return 7; }
     @Override public long getReplicaRoutes() { return 5; }
@@ -70,6 +71,15 @@ class OmniumMetricsTest {
       assertEquals(1, registry.get("omnium.lag.alert").gauge().value());
       assertEquals(Double.POSITIVE_INFINITY, registry.get("omnium.replica.lag").gauge().value(),
           "unknown lag is infinite: no reads go there");
+      for (String reason : OmniumMetrics.UNTRUSTED) {
+        assertEquals(0, registry.get("omnium.replica.untrusted").tags("replica", "r1:5432",
+            "reason", reason).gauge().value(), reason + " while the replica is OK");
+      }
+      first.state = "DIVERGED_TIMELINE";
+      assertEquals(1, registry.get("omnium.replica.untrusted").tag("reason", "DIVERGED_TIMELINE")
+          .gauge().value(), "a standby left on an abandoned timeline is named");
+      assertEquals(0, registry.get("omnium.replica.untrusted").tag("reason", "FOREIGN_CLUSTER")
+          .gauge().value());
 
       ObjectName b = new ObjectName("dev.omnium:type=Router,name=\"odd name\"");
       server.registerMBean(new FixedRouter(), b);

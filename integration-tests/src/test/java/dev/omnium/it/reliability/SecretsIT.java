@@ -268,9 +268,13 @@ class SecretsIT {
       a.setReadOnly(true);
       b.setReadOnly(true);
       a.setAutoCommit(false);
-      try (Statement st = a.createStatement()) {
-        st.execute("SELECT 1"); // holds the only fallback connection until commit
-      }
+      // holds the only fallback connection until commit; the pool opens it while the router
+      // starts, which a poolTimeout of 250 ms may not wait for on a loaded machine
+      Poll.until(Duration.ofSeconds(10), "the fallback pool's one session", () -> {
+        try (Statement st = a.createStatement()) {
+          return st.execute("SELECT 1");
+        }
+      });
       SQLException exhausted = assertThrows(SQLException.class, () -> {
         try (Statement st = b.createStatement()) {
           st.execute("SELECT 1");
