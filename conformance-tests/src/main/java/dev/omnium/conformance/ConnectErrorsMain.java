@@ -50,17 +50,9 @@ public final class ConnectErrorsMain {
       };
       Scenario s = ConnectErrorScenarios.scenario(c);
       Observation o = s.runOn(source, server);
-      synchronized (out) {
-        out.println("SCENARIO\t" + s.id());
-        for (String l : o.serialize()) {
-          out.println("OBS\t" + l);
-        }
-        out.println("DONE\t" + s.id());
-      }
+      ForkMain.print(out, s, o);
       n++;
     }
-    out.println("ALL-DONE " + n);
-    out.flush();
-    System.exit(0);
+    ForkMain.finish(out, n);
   }
 }

@@ -59,16 +59,26 @@ public final class ForkMain {
     int n = 0;
     for (Scenario s : Scenarios.all()) {
       Observation o = s.runOn(source, server);
-      synchronized (out) {
-        out.println("SCENARIO\t" + s.id());
-        for (String l : o.serialize()) {
-          out.println("OBS\t" + l);
-        }
-        out.println("DONE\t" + s.id());
-      }
+      print(out, s, o);
       n++;
     }
-    out.println("ALL-DONE " + n);
+    finish(out, n);
+  }
+
+  /** One scenario's observation, in the lines {@code Fork} reads back. */
+  static void print(PrintStream out, Scenario s, Observation o) {
+    synchronized (out) {
+      out.println("SCENARIO\t" + s.id());
+      for (String l : o.serialize()) {
+        out.println("OBS\t" + l);
+      }
+      out.println("DONE\t" + s.id());
+    }
+  }
+
+  /** The last line {@code Fork} waits for; ends the JVM. */
+  static void finish(PrintStream out, int scenarios) {
+    out.println("ALL-DONE " + scenarios);
     out.flush();
     System.exit(0);
   }
