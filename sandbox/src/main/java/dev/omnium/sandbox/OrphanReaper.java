@@ -94,6 +94,8 @@ final class OrphanReaper {
     String name = clusterDir.getFileName().toString();
     // The servers were started on the directory's original name, before it was claimed.
     String original = name.startsWith(CLAIM_PREFIX) ? name.split("-", 3)[2] : name;
+    // its PgBouncers and HAProxies first: they would reconnect to the servers going down
+    Sidecar.reapAll(clusterDir, original);
     try (DirectoryStream<Path> nodes = Files.newDirectoryStream(clusterDir, Files::isDirectory)) {
       for (Path data : nodes) {
         OptionalLong pid = postmasterPid(data);

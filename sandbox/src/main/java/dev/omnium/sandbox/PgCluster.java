@@ -50,6 +50,7 @@ public final class PgCluster implements AutoCloseable {
   private static final Duration DEFAULT_AWAIT = Duration.ofSeconds(30);
   private static final Duration CMD_TIMEOUT = Duration.ofMinutes(2);
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
+  private static final AtomicInteger SIDECAR_SEQUENCE = new AtomicInteger();
   private static final Driver DRIVER = new Driver();
 
   private final PgBinaries bin;
@@ -65,6 +66,8 @@ public final class PgCluster implements AutoCloseable {
   private final boolean ownSystemIdentifier;
   private final PgServer primary;
   private final List<PgServer> replicas;
+  /** PgBouncers and HAProxies started in front of the nodes, stopped before the servers. */
+  private final List<Sidecar> sidecars = Collections.synchronizedList(new ArrayList<>());
   private final Object controlLock = new Object();
   private volatile boolean closed;
 
@@ -329,6 +332,71 @@ public final class PgCluster implements AutoCloseable {
     } catch (SQLException e) {
       throw new PgSandboxException(node + ": " + sql + " failed: " + e.getMessage(), e);
     }
+  }
+
+  // ---------------------------------------------------------------- what sits in between
+
+  /**
+   * Starts a PgBouncer in front of {@code node}: PgBouncer's default configuration but for its
+   * listen address and port (free at run time), client authentication (trust, or SCRAM with the
+   * cluster's password), the database, {@code pool_mode} and {@code settings}. It runs as the
+   * servers do (the unprivileged server user when the JVM is root) and stops with the cluster.
+   *
+   * @param node the node it forwards to
+   * @param mode session or transaction pooling
+   * @param settings more {@code [pgbouncer]} settings, e.g. {@code ignore_startup_parameters}
+   * @return the running bouncer
+   * @throws PgSandboxException when PgBouncer is not installed or does not start
+   */
+  public PgBouncer startPgBouncer(PgNode node, PgBouncer.Mode mode, Map<String, String> settings) {
+    Objects.requireNonNull(mode, "mode");
+    if (!PgBouncer.available()) {
+      throw new PgSandboxException("PgBouncer is not installed at " + PgBouncer.binary()
+          + " (apt-get install -y pgbouncer, or set OMNIUM_PGBOUNCER)");
+    }
+    serverOf(node);
+    return start(new PgBouncer("pgbouncer-" + node.name() + "-" + mode.value() + "-"
+        + SIDECAR_SEQUENCE.incrementAndGet(), dir, user, node, mode, DATABASE, USER, password,
+        settings));
+  }
+
+  /**
+   * Starts an HAProxy that balances TCP connections round robin over {@code nodes}: one address
+   * reaching several servers, as a reader endpoint does. It stops with the cluster.
+   *
+   * @param nodes the nodes behind it, in order
+   * @return the running proxy
+   * @throws PgSandboxException when HAProxy is not installed or does not start
+   */
+  public HaProxy startHaProxy(List<PgNode> nodes) {
+    if (!HaProxy.available()) {
+      throw new PgSandboxException("HAProxy is not installed at " + HaProxy.binary()
+          + " (apt-get install -y haproxy, or set OMNIUM_HAPROXY)");
+    }
+    nodes.forEach(this::serverOf);
+    return start(new HaProxy("haproxy-" + SIDECAR_SEQUENCE.incrementAndGet(), dir, user, nodes));
+  }
+
+  private <T extends Sidecar> T start(T sidecar) {
+    synchronized (controlLock) {
+      checkOpen();
+      sidecars.add(sidecar);
+      sidecar.start();
+    }
+    return sidecar;
+  }
+
+  /**
+   * Stops a PgBouncer or HAProxy this cluster started (idempotent; {@link #close()} stops every
+   * one).
+   *
+   * @param sidecar a bouncer or proxy of this cluster
+   */
+  public void stop(Sidecar sidecar) {
+    if (!sidecars.contains(sidecar)) {
+      throw new IllegalArgumentException(sidecar + " is not a sidecar of " + this);
+    }
+    sidecar.stop();
   }
 
   // ---------------------------------------------------------------- replication control
@@ -676,6 +744,10 @@ public final class PgCluster implements AutoCloseable {
           .append(version()).append(") log: ").append(n.logFile()).append(" =====\n");
       b.append(Files.exists(n.logFile()) ? FileTrees.readOrNote(n.logFile()) : "(no log)\n");
     }
+    for (Sidecar s : sidecars()) {
+      b.append("===== ").append(s).append(" log: ").append(s.logFile()).append(" =====\n");
+      b.append(s.log());
+    }
     return b.toString();
   }
 
@@ -703,6 +775,9 @@ public final class PgCluster implements AutoCloseable {
     }
     Trace t = new Trace(id);
     try {
+      for (Sidecar s : sidecars()) {
+        s.stop();
+      }
       inParallel(all(), s -> s.stop(true));
       t.step("stopped");
     } finally {
@@ -738,6 +813,12 @@ public final class PgCluster implements AutoCloseable {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  private List<Sidecar> sidecars() {
+    synchronized (sidecars) {
+      return new ArrayList<>(sidecars);
+    }
+  }
 
   private List<PgServer> all() {
     List<PgServer> all = new ArrayList<>();

@@ -2,6 +2,10 @@ package dev.omnium.sandbox;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -12,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * java -jar omnium-sandbox.jar [--phase-seconds N]          the live demo (see {@link Demo})
  * java -jar omnium-sandbox.jar --serve [--replicas N] [--version 15|18] [--for 30s] [--passwords]
- *                              [--set name=value]...      a cluster for your own experiments
+ *                              [--set name=value]... [--pgbouncer session|transaction]
+ *                              [--reader-endpoint]        a cluster for your own experiments
  * </pre>
  */
 public final class SandboxMain {
@@ -32,6 +37,8 @@ public final class SandboxMain {
     }
     PgCluster.Builder builder = PgCluster.builder();
     Duration runFor = null;
+    PgBouncer.Mode pgbouncer = null;
+    boolean readerEndpoint = false;
     try {
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
@@ -58,6 +65,12 @@ public final class SandboxMain {
             }
             builder.setting(kv.substring(0, eq), kv.substring(eq + 1));
             break;
+          case "--pgbouncer":
+            pgbouncer = PgBouncer.Mode.valueOf(value(args, ++i, a).toUpperCase(Locale.ROOT));
+            break;
+          case "--reader-endpoint":
+            readerEndpoint = true;
+            break;
           case "-h":
           case "--help":
             usage(System.out);
@@ -75,9 +88,24 @@ public final class SandboxMain {
 
     long t0 = System.nanoTime();
     PgCluster cluster;
+    List<Sidecar> sidecars = new ArrayList<>();
     try {
       cluster = builder.start();
-    } catch (PgSandboxException e) {
+      try {
+        if (pgbouncer != null) {
+          sidecars.add(cluster.startPgBouncer(cluster.primary(), pgbouncer, Map.of()));
+          for (PgNode r : cluster.replicas()) {
+            sidecars.add(cluster.startPgBouncer(r, pgbouncer, Map.of()));
+          }
+        }
+        if (readerEndpoint) {
+          sidecars.add(cluster.startHaProxy(cluster.replicas()));
+        }
+      } catch (RuntimeException e) {
+        cluster.close();
+        throw e;
+      }
+    } catch (PgSandboxException | IllegalArgumentException e) {
       System.err.println("error: " + e.getMessage());
       System.exit(1);
       return;
@@ -86,7 +114,7 @@ public final class SandboxMain {
     // Ctrl-C / SIGTERM: the registry's shutdown hook closes the cluster; this line follows it.
     Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println(
         "omnium sandbox: servers stopped")));
-    printBanner(cluster, ms, runFor);
+    printBanner(cluster, sidecars, ms, runFor);
     if (runFor != null) {
       new CountDownLatch(1).await(runFor.toMillis(), TimeUnit.MILLISECONDS);
       cluster.close();
@@ -95,7 +123,8 @@ public final class SandboxMain {
     new CountDownLatch(1).await();
   }
 
-  private static void printBanner(PgCluster cluster, long startMillis, Duration runFor) {
+  private static void printBanner(PgCluster cluster, List<Sidecar> sidecars, long startMillis,
+      Duration runFor) {
     PrintStream out = System.out;
     out.printf("omnium sandbox: PostgreSQL %s, primary + %d replica(s), ready in %d ms%n",
         cluster.version(), cluster.replicas().size(), startMillis);
@@ -103,6 +132,10 @@ public final class SandboxMain {
     cluster.replicas().forEach(r -> printNode(out, r));
     out.println("  user:     " + cluster.user() + (cluster.password() == null
         ? " (no password: trust)" : "  password: " + cluster.password()));
+    for (Sidecar s : sidecars) {
+      out.printf("  %-9s %s   (log: %s)%n", s instanceof PgBouncer ? "pgbouncer:" : "haproxy:", s,
+          s.logFile());
+    }
     out.println("  omnium:   " + cluster.omniumUrl());
     out.println(runFor == null ? "Press Ctrl-C to stop."
         : "Stopping by itself in " + runFor.toMillis() + " ms.");
@@ -145,7 +178,9 @@ public final class SandboxMain {
         + " jdbc:omnium:");
     out.println("       java -jar omnium-sandbox.jar --serve [--replicas N] [--version 15|18]"
         + " [--for 30s|2m|500ms] [--passwords] [--set name=value]...");
+    out.println("             [--pgbouncer session|transaction] [--reader-endpoint]");
     out.println("         starts a real PostgreSQL primary with N streaming replicas (default 1) on"
-        + " 127.0.0.1, prints their URLs and stops them on exit");
+        + " 127.0.0.1, prints their URLs and stops them on exit; optionally a PgBouncer in front"
+        + " of each node, an HAProxy round robin over the replicas");
   }
 }

@@ -1,7 +1,9 @@
 package dev.omnium.sandbox.testkit;
 
 import dev.omnium.jdbc.OmniumDriver;
+import dev.omnium.sandbox.HaProxy;
 import dev.omnium.sandbox.Heartbeat;
+import dev.omnium.sandbox.PgBouncer;
 import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.PgClusterLogsOnFailure;
 import dev.omnium.sandbox.PgNode;
@@ -59,6 +61,8 @@ public final class PgSandbox extends PgClusterLogsOnFailure
   private final Builder config;
   private volatile PgCluster cluster;
   private volatile Heartbeat heartbeat;
+  private volatile Map<PgNode, PgBouncer> bouncers = Map.of();
+  private volatile HaProxy readerEndpoint;
   private volatile boolean perTest;
 
   private PgSandbox(Builder config) {
@@ -136,6 +140,18 @@ public final class PgSandbox extends PgClusterLogsOnFailure
           started.awaitCaughtUp(r);
         }
       }
+      if (config.pgbouncer != null) {
+        Map<PgNode, PgBouncer> in = new LinkedHashMap<>();
+        in.put(started.primary(), started.startPgBouncer(started.primary(), config.pgbouncer,
+            config.pgbouncerSettings));
+        for (PgNode r : started.replicas()) {
+          in.put(r, started.startPgBouncer(r, config.pgbouncer, config.pgbouncerSettings));
+        }
+        bouncers = Map.copyOf(in);
+      }
+      if (config.readerEndpoint) {
+        readerEndpoint = started.startHaProxy(started.replicas());
+      }
     } catch (SQLException | RuntimeException | Error e) {
       started.close();
       throw e;
@@ -173,6 +189,8 @@ public final class PgSandbox extends PgClusterLogsOnFailure
     Heartbeat h = heartbeat;
     cluster = null;
     heartbeat = null;
+    bouncers = Map.of();
+    readerEndpoint = null;
     try {
       OmniumDriver.shutdown();
     } finally {
@@ -237,6 +255,72 @@ public final class PgSandbox extends PgClusterLogsOnFailure
     String replicas = cluster().replicas().stream().map(PgNode::hostPort)
         .collect(Collectors.joining(","));
     return primaryUrl(app, replicas.isEmpty() ? extra : join("replica=" + replicas, extra));
+  }
+
+  /**
+   * The PgBouncer in front of {@code node} (the builder's {@link Builder#pgbouncer}).
+   *
+   * @param node the primary or a replica
+   * @return its bouncer
+   * @throws IllegalStateException when the builder started no bouncers
+   */
+  public PgBouncer bouncer(PgNode node) {
+    PgBouncer b = bouncers.get(node);
+    if (b == null) {
+      throw new IllegalStateException("no PgBouncer in front of " + node
+          + ": use PgSandbox.builder().pgbouncer(mode)");
+    }
+    return b;
+  }
+
+  /**
+   * The URL a user writes behind PgBouncer: the primary's bouncer, every replica's bouncer in
+   * {@code replica=}, {@code prepareThreshold=0} (what PgBouncer before 1.21 needs with
+   * transaction pooling, and nothing else), then credentials and {@code extra} as {@link #url}.
+   *
+   * @param app the applicationName
+   * @param extra more keys, or null
+   * @return the URL
+   */
+  public String bouncedUrl(String app, String extra) {
+    PgCluster c = cluster();
+    String replicas = c.replicas().stream().map(r -> bouncer(r).hostPort())
+        .collect(Collectors.joining(","));
+    String url = "jdbc:omnium:postgresql://" + bouncer(c.primary()).hostPort() + "/"
+        + c.database() + "?applicationName=" + app + "&user=" + c.user();
+    String password = password();
+    if (password != null) {
+      url += "&password=" + password;
+    }
+    url += "&prepareThreshold=0";
+    if (!replicas.isEmpty()) {
+      url += "&replica=" + replicas;
+    }
+    return extra == null || extra.isEmpty() ? url : url + "&" + extra;
+  }
+
+  /**
+   * @return the HAProxy over every replica (the builder's {@link Builder#readerEndpoint})
+   * @throws IllegalStateException when the builder started none
+   */
+  public HaProxy readerEndpoint() {
+    HaProxy h = readerEndpoint;
+    if (h == null) {
+      throw new IllegalStateException(
+          "no reader endpoint: use PgSandbox.builder().readerEndpoint()");
+    }
+    return h;
+  }
+
+  /**
+   * The URL with the reader endpoint as the one replica: {@code replica=HAPROXY}.
+   *
+   * @param app the applicationName
+   * @param extra more keys, or null
+   * @return the URL
+   */
+  public String endpointUrl(String app, String extra) {
+    return primaryUrl(app, join("replica=" + readerEndpoint().hostPort(), extra));
   }
 
   /**
@@ -418,6 +502,9 @@ public final class PgSandbox extends PgClusterLogsOnFailure
     private boolean tls;
     private boolean ownSystemIdentifier;
     private final Map<String, String> roles = new LinkedHashMap<>();
+    private PgBouncer.Mode pgbouncer;
+    private final Map<String, String> pgbouncerSettings = new LinkedHashMap<>();
+    private boolean readerEndpoint;
     private final Map<String, String> settings = new LinkedHashMap<>();
     private final List<String> sql = new ArrayList<>();
 
@@ -563,6 +650,42 @@ public final class PgSandbox extends PgClusterLogsOnFailure
      */
     public Builder sql(String... statements) {
       sql.addAll(List.of(statements));
+      return this;
+    }
+
+    /**
+     * A PgBouncer in front of every node (see {@link PgCluster#startPgBouncer}), started once the
+     * setup SQL ran; {@link PgSandbox#bouncedUrl} reaches the cluster through them.
+     *
+     * @param mode session or transaction pooling
+     * @return this
+     */
+    public Builder pgbouncer(PgBouncer.Mode mode) {
+      this.pgbouncer = mode;
+      return this;
+    }
+
+    /**
+     * A setting every PgBouncer gets beyond its defaults, e.g.
+     * {@code ignore_startup_parameters = options}.
+     *
+     * @param name a {@code [pgbouncer]} setting
+     * @param value its value
+     * @return this
+     */
+    public Builder pgbouncerSetting(String name, String value) {
+      pgbouncerSettings.put(name, value);
+      return this;
+    }
+
+    /**
+     * An HAProxy balancing round robin over every replica: one reader endpoint
+     * ({@link PgSandbox#endpointUrl}).
+     *
+     * @return this
+     */
+    public Builder readerEndpoint() {
+      this.readerEndpoint = true;
       return this;
     }
 
