@@ -46,6 +46,13 @@ final class Binding {
   private Route route;
   private ReplicaEndpoint endpoint;
 
+  /**
+   * What each transaction on the session must set (behind a pooler, {@link TransactionSettings});
+   * null when its startup packet did it.
+   */
+  TransactionSettings perTransaction;
+  /** The session's current transaction has those settings. */
+  boolean settingsSent;
   /** Statements run in the current read-only unit of work: only the first may be retried. */
   int statements;
   boolean retried;
@@ -78,15 +85,19 @@ final class Binding {
     applied = 0;
     effect = SessionEffect.NONE;
     PGConnection pg = null;
+    ReplicaSessionBase rs = null;
     if (pooled) {
       // only replica pools lend session wrappers: other routes skip the wrapper look-up
-      ReplicaSessionBase rs = route == Route.REPLICA ? replicaSession(c) : null;
+      rs = route == Route.REPLICA ? replicaSession(c) : null;
       pg = rs != null && rs.pg != null ? rs.pg : pg(c);
       snapshotReported(rs, pg);
       replica = rs;
     } else {
       replica = null;
     }
+    perTransaction = rs != null ? rs.perTransaction
+        : route == Route.REPLICA || router == null ? null : router.perTransaction(route);
+    settingsSent = false;
     session = pg instanceof Connection ? (Connection) pg : c;
     connection = c; // volatile write last: a releasing thread that sees c sees the rest
   }
@@ -110,6 +121,8 @@ final class Binding {
     retried = false;
     applied = 0;
     effect = SessionEffect.NONE;
+    perTransaction = null;
+    settingsSent = false;
   }
 
   /** SQL with {@code effect} runs (or was replayed) on this session. */
@@ -292,10 +305,11 @@ final class Binding {
       }
       if ((bits & SessionState.HOLDABILITY) != 0) c.setHoldability(holdabilityBefore);
       if ((bits & SessionState.TYPE_MAP) != 0) c.setTypeMap(typeMap);
-      if (r != Route.PRIMARY) {
+      if (r != Route.PRIMARY && perTransaction == null) {
         // the reported settings equal those at bind here (checked above): no second look-up
         String ro = pg == null ? null : reportedAtBind[0];
-        // read routes stay read-only: a session that says otherwise is never lent again
+        // read routes stay read-only: a session that says otherwise is never lent again (behind
+        // a pooler every transaction is read-only instead, whatever the session says)
         if (ro != null && !"on".equals(ro)) return closedForState();
       }
       return true;

@@ -221,6 +221,17 @@ final class HealthCheck {
     }
   }
 
+  /**
+   * How the check's session on {@code route}'s side gets its settings ({@link StartupSettings}):
+   * the route's, with the check's own timeouts.
+   */
+  static StartupSettings checkSettings(OmniumConfig cfg, Route route) {
+    Map<String, String> s = cfg.sessionSettings(route);
+    s.put("statement_timeout", Long.toString(STATEMENT_TIMEOUT_MILLIS));
+    s.put("lock_timeout", Long.toString(LOCK_TIMEOUT_MILLIS));
+    return new StartupSettings(s, cfg.userOptions(), cfg.poolerTransaction());
+  }
+
   /** pgjdbc properties for the check's own session on {@code route}'s side. */
   static Properties checkProperties(OmniumConfig cfg, Route route) {
     Properties p = cfg.physicalProperties(route);
@@ -231,10 +242,9 @@ final class HealthCheck {
     // Appended last, so they win over the route's own settings: a probe never writes or waits long.
     p.setProperty("options", (p.getProperty("options", "") + " -c statement_timeout="
         + STATEMENT_TIMEOUT_MILLIS + " -c lock_timeout=" + LOCK_TIMEOUT_MILLIS).trim());
-    // Read-only after pgjdbc's targetServerType check, not in the startup packet: a primary
-    // whose session starts read-only would look like a standby to it (multi-host primary lists).
-    p.setProperty("readOnly", "true");
-    p.setProperty("readOnlyMode", "always");
+    // Read-only in a transaction of its own (HealthServer), never for the session: a pooler may
+    // share it, and a primary whose session starts read-only would look like a standby to
+    // pgjdbc's targetServerType check (multi-host primary lists).
     return p;
   }
 
@@ -260,11 +270,11 @@ final class HealthCheck {
       Properties primaryProps = checkProperties(cfg, Route.PRIMARY);
       Properties replicaProps = checkProperties(cfg, Route.WATCHER);
       this.primary = new HealthServer("primary", true, join(cfg.primaryHosts()), cfg.primaryUrl(),
-          primaryProps);
+          primaryProps, checkSettings(cfg, Route.PRIMARY));
       int i = 1;
       for (HostSpec h : cfg.replicas()) {
         replicas.add(new HealthServer("replica" + i++, false, h.toString(), cfg.replicaUrl(h),
-            replicaProps));
+            replicaProps, checkSettings(cfg, Route.WATCHER)));
       }
       collectSecrets(primaryProps);
       collectSecrets(replicaProps);

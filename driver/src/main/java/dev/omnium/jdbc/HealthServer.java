@@ -12,6 +12,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.postgresql.PGConnection;
+import org.postgresql.jdbc.AutoSave;
 
 /**
  * What {@code check} learned about one server (the primary or one configured replica), read
@@ -176,11 +178,42 @@ final class HealthServer {
 
   HealthServer(String label, boolean configuredPrimary, String endpoint, String url,
       Properties props) {
+    this(label, configuredPrimary, endpoint, url, props, null);
+  }
+
+  /**
+   * @param settings how the check's session gets its timeouts: in the startup packet, or behind
+   *     a pooler in the one read-only transaction the whole check runs in; null: the packet
+   */
+  HealthServer(String label, boolean configuredPrimary, String endpoint, String url,
+      Properties props, StartupSettings settings) {
     this.label = label;
     this.configuredPrimary = configuredPrimary;
     this.endpoint = endpoint;
     this.url = url;
     this.props = props;
+    this.settings = settings;
+  }
+
+  private final StartupSettings settings;
+
+  /**
+   * The check reads in one read-only transaction (pgjdbc's {@code BEGIN READ ONLY}), never a
+   * read-only session: behind a pooler nothing may stay on a session, which the pooler shares
+   * with others. A savepoint before each query (pgjdbc's autosave) keeps a section that fails to
+   * that section. Behind a pooler the transaction also sets its own timeouts ({@code t}).
+   * Rolled back at {@link #close()}.
+   */
+  private static void readOnlyTransaction(Connection c, TransactionSettings t)
+      throws SQLException {
+    c.unwrap(PGConnection.class).setAutosave(AutoSave.ALWAYS);
+    c.setReadOnly(true);
+    c.setAutoCommit(false);
+    if (t != null) {
+      try (Statement st = c.createStatement()) {
+        st.execute(t.block);
+      }
+    }
   }
 
   /** True when it answered and says it is a standby. */
@@ -196,7 +229,10 @@ final class HealthServer {
   /** Reads everything but the largest tables; never throws. */
   void collect(String heartbeatTable, Long writerLockKey, String writerLockKeyError) {
     try {
-      connection = new PgConnector(url, props, label + " " + endpoint + " (check)").connect();
+      PgConnector connector = new PgConnector(url, props, label + " " + endpoint + " (check)")
+          .settingsBy(settings);
+      connection = connector.connect();
+      readOnlyTransaction(connection, connector.perTransaction());
     } catch (SQLException | RuntimeException e) {
       error = message(e);
       return;
@@ -265,6 +301,7 @@ final class HealthServer {
     connection = null;
     if (c != null) {
       try {
+        if (!c.getAutoCommit()) c.rollback(); // the check's read-only transaction
         c.close();
       } catch (SQLException ignored) {
         // the report is written already

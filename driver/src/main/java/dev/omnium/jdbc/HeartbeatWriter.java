@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * server-side {@code idle_session_timeout} of {@link #leaseMillis} (a holder is never idle longer
  * than one interval), so the server ends a stopped holder's session and frees the lock; the
  * server's TCP keepalives and {@code tcp_user_timeout} do the same for a host that vanished.
+ *
+ * <p>Behind a pooler (its connector sends the settings per transaction, {@link StartupSettings})
+ * a session lock means nothing: the next transaction may run on another server session, shared
+ * with other clients, and the lock stays with the one it was taken on. There the row is the
+ * lease, and nothing is set on the session: see {@link #leaseRound}.
  */
 final class HeartbeatWriter extends IntervalSession {
   private static final Logger log = LoggerFactory.getLogger(HeartbeatWriter.class);
@@ -31,6 +36,8 @@ final class HeartbeatWriter extends IntervalSession {
   private final long leaseMillis;
   private volatile boolean leader;
   private String lastProblem;
+  /** Behind a pooler: the transaction id of this writer's last beat (the row's xmin), or -1. */
+  private long lastXid = -1;
 
   HeartbeatWriter(PgConnector connector, String table, Duration interval, String threadName) {
     super(connector, interval, threadName, 200);
@@ -70,6 +77,11 @@ final class HeartbeatWriter extends IntervalSession {
   void round() {
     try {
       Connection c = session();
+      if (connector().perTransaction() != null) {
+        leaseRound(c);
+        lastProblem = null;
+        return;
+      }
       if (!leader) {
         if (!tryLock(c)) return;
         ensureTable(c);
@@ -106,11 +118,52 @@ final class HeartbeatWriter extends IntervalSession {
   }
 
   /**
+   * One beat behind a pooler, one statement in a transaction of its own: the writer updates the
+   * row only when it wrote the last beat (the row's {@code xmin} is the transaction id its last
+   * update returned) or when nobody wrote it for {@link #leaseMillis} (the primary's {@code now()}
+   * against the timestamps it wrote itself: one clock). Two writers that find it stale at once
+   * queue on the row; the second re-checks the row the first wrote, finds it fresh and another's,
+   * and updates nothing. A writer that stopped (killed, frozen) is replaced one lease after its
+   * last beat, and one that comes back finds the row another's. A process that writes the row
+   * without competing (the sidecar of an older version, a test) keeps it fresh: then nobody here
+   * needs to.
+   */
+  private void leaseRound(Connection c) throws SQLException {
+    long xid = -1;
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("UPDATE " + table
+        + " SET beat_at = now() WHERE id = 1 AND (xmin::text::bigint = " + lastXid
+        + " OR beat_at < now() - interval '" + leaseMillis + " milliseconds')"
+        + " RETURNING xmin::text::bigint")) {
+      if (rs.next()) xid = rs.getLong(1);
+    } catch (SQLException e) {
+      if (!"42P01".equals(e.getSQLState())) throw e;
+      ensureTable(c); // no table: create it; the insert below writes its row
+    }
+    if (xid < 0) {
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("INSERT INTO "
+          + table + " VALUES (1, now()) ON CONFLICT (id) DO NOTHING"
+          + " RETURNING xmin::text::bigint")) {
+        if (rs.next()) xid = rs.getLong(1);
+      }
+    }
+    boolean was = leader;
+    leader = xid >= 0;
+    if (leader) lastXid = xid;
+    if (leader && !was) {
+      log.info("omnium: this process now writes the heartbeat ({}) every {} ms, leased by the"
+          + " row itself (behind a pooler)", table, intervalNanos() / 1_000_000);
+    } else if (was && !leader) {
+      log.info("omnium: another process writes the heartbeat ({}) now", table);
+    }
+  }
+
+  /**
    * The server-side bounds of a frozen or vanished holder. {@code idle_session_timeout} exists from
    * PostgreSQL 14 on; on older servers the lock then lives as long as the session (logged once).
    */
   @Override
   void prepare(Connection c) throws SQLException {
+    if (connector().perTransaction() != null) return; // nothing on a session a pooler shares
     try (Statement st = c.createStatement()) {
       st.execute("SET idle_session_timeout = " + leaseMillis);
     } catch (SQLException e) {
@@ -144,7 +197,9 @@ final class HeartbeatWriter extends IntervalSession {
     try (Statement st = c.createStatement()) {
       st.execute("CREATE TABLE IF NOT EXISTS " + table
           + " (id int PRIMARY KEY CHECK (id = 1), beat_at timestamptz NOT NULL)");
-      st.execute("INSERT INTO " + table + " VALUES (1, now()) ON CONFLICT (id) DO NOTHING");
+      if (connector().perTransaction() == null) {
+        st.execute("INSERT INTO " + table + " VALUES (1, now()) ON CONFLICT (id) DO NOTHING");
+      }
     }
   }
 

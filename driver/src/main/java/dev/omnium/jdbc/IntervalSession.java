@@ -63,6 +63,11 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
     }
   }
 
+  /** Where its session comes from (and how that session gets its settings). */
+  final PgConnector connector() {
+    return connector;
+  }
+
   final long intervalNanos() {
     return intervalNanos;
   }

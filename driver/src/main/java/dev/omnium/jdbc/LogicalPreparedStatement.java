@@ -46,6 +46,25 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
         : target.prepareStatement(sql, f.type, f.concurrency, f.holdability);
   }
 
+  /** After {@code prefix} (TransactionSettings): never with generated keys, never callable. */
+  @Override
+  Statement create(Connection target, String prefix) throws SQLException {
+    StatementSettings f = settings;
+    return f.holdability == UNSET
+        ? target.prepareStatement(prefix + sql, f.type, f.concurrency)
+        : target.prepareStatement(prefix + sql, f.type, f.concurrency, f.holdability);
+  }
+
+  @Override
+  boolean executeWith(Statement s, String sqlArg) throws SQLException {
+    if (sqlArg != null) return super.executeWith(s, sqlArg);
+    ParameterLog log = params;
+    if (log == null) throw PgjdbcErrors.statementClosed(); // closed meanwhile by another thread
+    PreparedStatement ps = (PreparedStatement) s;
+    log.applyTo(ps);
+    return ps.execute();
+  }
+
   @Override
   Object exec(Statement s, int op, String sqlArg, int keys, int[] indexes,
       String[] names) throws SQLException {

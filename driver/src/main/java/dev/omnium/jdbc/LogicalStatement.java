@@ -30,6 +30,8 @@ class LogicalStatement implements Statement {
 
   Statement physical;
   private Connection owner;
+  /** What a prepared physical statement's SQL starts with (TransactionSettings), or null. */
+  private String physicalPrefix;
   private ResultSetProxy lastResultSet;
   boolean closed;
 
@@ -69,14 +71,37 @@ class LogicalStatement implements Statement {
   // ---------------------------------------------------------------- physical statement lifecycle
 
   final Statement physicalFor(Connection target) throws SQLException {
+    return physicalFor(target, null);
+  }
+
+  /**
+   * The physical statement on {@code target}; a prepared statement's SQL after {@code prefix}
+   * (the settings a transaction starts with behind a pooler, {@link TransactionSettings}).
+   */
+  final Statement physicalFor(Connection target, String prefix) throws SQLException {
     Statement s = physical;
-    if (s != null && owner == target) return s;
+    if (s != null && owner == target && physicalPrefix == prefix) return s;
     if (s != null) closePhysical();
-    s = create(conn.statementSession(target));
+    s = prefix == null ? create(conn.statementSession(target))
+        : create(conn.statementSession(target), prefix);
     physical = s;
     owner = target;
+    physicalPrefix = prefix;
     applySettings(s);
     return s;
+  }
+
+  /** A prepared statement's physical statement for its SQL after {@code prefix}. */
+  Statement create(Connection target, String prefix) throws SQLException {
+    return create(target);
+  }
+
+  /**
+   * Runs {@code s} once, with {@code sql} (a statement's, after a prefix) or its prepared SQL and
+   * parameters; pgjdbc's {@code execute()}: whether the first result is a result set.
+   */
+  boolean executeWith(Statement s, String sql) throws SQLException {
+    return s.execute(sql);
   }
 
   Statement create(Connection target) throws SQLException {
@@ -119,6 +144,7 @@ class LogicalStatement implements Statement {
     Statement s = physical;
     physical = null;
     owner = null;
+    physicalPrefix = null;
     lastResultSet = null;
     if (s != null) {
       try {
@@ -168,7 +194,7 @@ class LogicalStatement implements Statement {
     if (Tracing.ON) Tracing.statement(bindingOf(target));
     Object rs;
     try {
-      rs = exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames);
+      rs = execOn(target, op, sql, keys, columnIndexes, columnNames);
       conn.answered(target);
       conn.afterAutocommitStatement(op != QUERY && !(op == EXECUTE && boolResult), this, sql);
     } catch (SQLException first) {
@@ -182,7 +208,7 @@ class LogicalStatement implements Statement {
       effect = conn.state.beforeStatement(retry, this, sql);
       if (Tracing.ON) Tracing.retried(from, first, bindingOf(retry));
       try {
-        rs = exec(physicalFor(retry), op, sql, keys, columnIndexes, columnNames);
+        rs = execOn(retry, op, sql, keys, columnIndexes, columnNames);
       } catch (SQLException second) {
         second.addSuppressed(first);
         conn.statementFailed(retry, second);
@@ -215,6 +241,15 @@ class LogicalStatement implements Statement {
   private Binding bindingOf(Connection target) {
     Binding b = conn.readBinding();
     return b != null && b.connection() == target ? b : conn.primaryBinding();
+  }
+
+  /** Executes on {@code target}, with its transaction's settings where a pooler needs them. */
+  private Object execOn(Connection target, int op, String sql, int keys, int[] columnIndexes,
+      String[] columnNames) throws SQLException {
+    Binding b = bindingOf(target);
+    TransactionSettings t = b == null || b.connection() != target ? null : b.perTransaction;
+    return t == null ? exec(physicalFor(target), op, sql, keys, columnIndexes, columnNames)
+        : t.exec(b, this, target, op, sql, keys, columnIndexes, columnNames);
   }
 
   /** After executeBatch, whatever its outcome, and on clearBatch(): the batch is empty. */

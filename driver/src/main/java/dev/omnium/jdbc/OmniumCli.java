@@ -91,7 +91,8 @@ final class OmniumCli {
     props.putIfAbsent("connectTimeout", "5");
     props.putIfAbsent("socketTimeout", "30");
     HeartbeatWriter writer = new HeartbeatWriter(
-        new PgConnector(config.primaryUrl(), props, config.applicationName() + " heartbeat writer"),
+        new PgConnector(config.primaryUrl(), props, config.applicationName() + " heartbeat writer")
+            .settingsBy(StartupSettings.of(config, Route.HEARTBEAT)),
         config.heartbeatTable(), config.heartbeatInterval(), "omnium-heartbeat");
     CountDownLatch stop = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -245,6 +245,17 @@ final class OmniumConfig {
     return duration(OmniumProperty.READ_YOUR_WRITES_TTL);
   }
 
+  /** The {@code options} the user gave for pgjdbc, or null. */
+  String userOptions() {
+    String o = passThrough.get(OPTIONS);
+    return o == null || o.isBlank() ? null : o.trim();
+  }
+
+  /** Session settings always per transaction ({@code pooler=transaction}), else detected. */
+  boolean poolerTransaction() {
+    return "transaction".equals(settings.get(OmniumProperty.POOLER));
+  }
+
   // ---- physical connections ----
 
   /** {@code jdbc:postgresql://h1:p1[,h2:p2]/db} for pgjdbc; credentials stay in properties. */
@@ -289,23 +300,10 @@ final class OmniumConfig {
       // The user's options first, ours after: the same setting given twice, the last wins.
       options.append(userOptions.trim()).append(' ');
     }
-    Duration statement = replicaSide ? replicaStatementTimeout() : statementTimeout();
-    options.append("-c statement_timeout=").append(statement.toMillis());
-    options.append(" -c idle_in_transaction_session_timeout=")
-        .append(idleInTransactionTimeout().toMillis());
-    if (!replicaSide && lockTimeout() != null) {
-      options.append(" -c lock_timeout=").append(lockTimeout().toMillis());
-    }
-    if (route == Route.REPLICA || route == Route.FALLBACK) {
-      // Writes then fail with 25006 on both read routes alike.
-      options.append(" -c default_transaction_read_only=on");
-    }
-    if (route == Route.WATCHER || route == Route.HEARTBEAT) {
-      // The heartbeat table must resolve the same way for every writer and watcher, whatever
-      // search_path the application sets for its own sessions: unqualified means public.
-      options.append(" -c search_path=public");
-      p.remove(CURRENT_SCHEMA);
-    }
+    sessionSettings(route).forEach((name, value) ->
+        options.append("-c ").append(name).append('=').append(value).append(' '));
+    options.setLength(options.length() - 1);
+    if (route == Route.WATCHER || route == Route.HEARTBEAT) p.remove(CURRENT_SCHEMA);
     p.setProperty(OPTIONS, options.toString());
 
     if (replicaSide) {
@@ -330,6 +328,33 @@ final class OmniumConfig {
       p.setProperty(TARGET_SERVER_TYPE, "primary");
     }
     return p;
+  }
+
+  /**
+   * What every session of {@code route} must have set, name to value in server units (ms, on):
+   * the startup packet's {@code -c} options, or what each transaction sets behind a pooler
+   * ({@link StartupSettings}). The user's own {@code options} come before these in the packet.
+   */
+  Map<String, String> sessionSettings(Route route) {
+    boolean replicaSide = route == Route.REPLICA || route == Route.WATCHER;
+    Map<String, String> s = new LinkedHashMap<>();
+    Duration statement = replicaSide ? replicaStatementTimeout() : statementTimeout();
+    s.put("statement_timeout", Long.toString(statement.toMillis()));
+    s.put("idle_in_transaction_session_timeout",
+        Long.toString(idleInTransactionTimeout().toMillis()));
+    if (!replicaSide && lockTimeout() != null) {
+      s.put("lock_timeout", Long.toString(lockTimeout().toMillis()));
+    }
+    if (route == Route.REPLICA || route == Route.FALLBACK) {
+      // Writes then fail with 25006 on both read routes alike.
+      s.put("default_transaction_read_only", "on");
+    }
+    if (route == Route.WATCHER || route == Route.HEARTBEAT) {
+      // The heartbeat table must resolve the same way for every writer and watcher, whatever
+      // search_path the application sets for its own sessions: unqualified means public.
+      s.put("search_path", "public");
+    }
+    return s;
   }
 
   /**

@@ -72,7 +72,11 @@ enum OmniumProperty {
       "Read-your-writes: off, thread (reads after a write on the same thread stay on the"
           + " primary) or token"),
   READ_YOUR_WRITES_TTL("readYourWritesTtl", "30s", Kind.DURATION,
-      "How long after a write readYourWrites keeps reads on the primary");
+      "How long after a write readYourWrites keeps reads on the primary"),
+  POOLER("pooler", "auto", Kind.CHOICE, new String[] {"auto", "transaction"},
+      "Session settings (timeouts, read-only) travel in the startup packet; auto: per transaction"
+          + " instead on a server that refuses or drops them (PgBouncer); transaction: always per"
+          + " transaction (RDS Proxy, a pooler that passes startup options on)");
 
   /** Value kinds; {@link #expected} is the accepted form quoted in error messages. */
   enum Kind {

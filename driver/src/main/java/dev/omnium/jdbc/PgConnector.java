@@ -80,6 +80,8 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
   private volatile SQLException refusal;
   /** A session a login already opened (the one that proved the credentials), lent first. */
   private Connection seed; // guarded by this
+  /** How its sessions get the route's settings (startup packet or per transaction); or null. */
+  private StartupSettings startup;
 
   PgConnector(String url, Properties props, String description) {
     this(url, props, description, false);
@@ -105,6 +107,23 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
     marked.setProperty(PHYSICAL_MARKER, "true"); // see PHYSICAL_MARKER: the agent's recursion guard
     this.props = marked;
     this.description = description;
+  }
+
+  /**
+   * Makes its sessions' settings travel in the startup packet until a server turns out to sit
+   * behind a pooler, and with each transaction from then on (see {@link StartupSettings}).
+   *
+   * @return this connector
+   */
+  PgConnector settingsBy(StartupSettings settings) {
+    this.startup = settings;
+    return this;
+  }
+
+  /** What each transaction of its sessions must set; null while the startup packet does it. */
+  TransactionSettings perTransaction() {
+    StartupSettings s = startup;
+    return s == null ? null : s.perTransaction();
   }
 
   /**
@@ -240,16 +259,24 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
   }
 
   private Connection login(Properties props) throws SQLException {
-    Properties p = props;
-    int login = loginTimeoutSeconds;
-    if (login > 0 && p.getProperty("loginTimeout") == null) {
-      p = new Properties();
-      p.putAll(props);
-      p.setProperty("loginTimeout", Integer.toString(login));
+    StartupSettings st = startup;
+    Connection c;
+    try {
+      c = connectOnce(props, st);
+    } catch (SQLException e) {
+      if (st == null || !st.refused(e, description)) throw e;
+      c = connectOnce(props, st); // without the options a pooler refused
     }
-    Connection c = primaryCandidates != null ? connectPrimary(p) : PG.connect(url, p);
     if (c == null) {
       throw new SQLException("omnium: pgjdbc refused the URL for " + description, "08001");
+    }
+    if (st != null && st.unchecked()) {
+      try {
+        st.check(c, description);
+      } catch (SQLException | RuntimeException e) {
+        c.close();
+        throw e;
+      }
     }
     Set<Connection> sessions = opened;
     // before reading closing: a sweep that misses this session has set closing before it looked
@@ -266,6 +293,18 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
           + " not a standby: no replica session is opened on it", "08001");
     }
     return c;
+  }
+
+  private Connection connectOnce(Properties props, StartupSettings st) throws SQLException {
+    Properties p = st == null ? props : st.forConnect(props, description);
+    int login = loginTimeoutSeconds;
+    if (login > 0 && p.getProperty("loginTimeout") == null) {
+      Properties q = new Properties();
+      q.putAll(p);
+      q.setProperty("loginTimeout", Integer.toString(login));
+      p = q;
+    }
+    return primaryCandidates != null ? connectPrimary(p) : PG.connect(url, p);
   }
 
   /**

@@ -10,7 +10,19 @@ import org.postgresql.core.TransactionState;
  * which pgjdbc's public API does not expose). PgTransactionStateTest fails when pgjdbc changes it.
  */
 final class PgTransactionState {
+  static final int IDLE = 0;
+  static final int OPEN = 1;
+  static final int FAILED = 2;
+
   private PgTransactionState() { }
+
+  /** {@link #IDLE}, {@link #OPEN} or {@link #FAILED}: pgjdbc's state of {@code c}. */
+  static int of(Connection c) throws SQLException {
+    BaseConnection pg = c instanceof BaseConnection ? (BaseConnection) c
+        : c.unwrap(BaseConnection.class);
+    TransactionState s = pg.getTransactionState();
+    return s == TransactionState.IDLE ? IDLE : s == TransactionState.OPEN ? OPEN : FAILED;
+  }
 
   /** Whether a transaction is open (or failed) on this pgjdbc session. */
   static boolean inTransaction(Connection c) throws SQLException {

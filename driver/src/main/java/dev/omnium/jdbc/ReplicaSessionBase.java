@@ -35,6 +35,11 @@ abstract class ReplicaSessionBase extends DelegatingWrapper<Connection> implemen
   final PGConnection pg;
   /** What the server reported on this session, read live without look-ups; null if unreadable. */
   final ReportedStatus status;
+  /**
+   * What each transaction on this session sets, when it was opened behind a pooler
+   * ({@link StartupSettings}); null when its startup packet carried the settings.
+   */
+  TransactionSettings perTransaction;
 
   ReplicaSessionBase(Connection delegate, BooleanSupplier serverAnswers) {
     super(delegate);

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -15,21 +16,35 @@ import javax.sql.DataSource;
 final class ReplicaSessions implements DataSource {
   private final DataSource connector;
   private final BooleanSupplier serverAnswers;
+  /** What each transaction sets behind a pooler, known once the connector has connected. */
+  private final Supplier<TransactionSettings> perTransaction;
 
   ReplicaSessions(DataSource connector, LagWatcher watcher) {
+    this(connector, watcher, () -> null);
+  }
+
+  ReplicaSessions(DataSource connector, LagWatcher watcher,
+      Supplier<TransactionSettings> perTransaction) {
     this.connector = connector;
+    this.perTransaction = perTransaction;
     this.serverAnswers = () -> watcher.state() == LagWatcher.State.OK
         && watcher.effectiveLagNanos(System.nanoTime()) != Long.MAX_VALUE;
   }
 
   @Override
   public Connection getConnection() throws SQLException {
-    return new ReplicaSession(connector.getConnection(), serverAnswers);
+    return withSettings(new ReplicaSession(connector.getConnection(), serverAnswers));
   }
 
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
-    return new ReplicaSession(connector.getConnection(username, password), serverAnswers);
+    return withSettings(new ReplicaSession(connector.getConnection(username, password),
+        serverAnswers));
+  }
+
+  private ReplicaSession withSettings(ReplicaSession s) {
+    s.perTransaction = perTransaction.get(); // before the pool hands it to another thread
+    return s;
   }
 
   @Override

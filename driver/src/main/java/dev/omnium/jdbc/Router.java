@@ -113,7 +113,7 @@ final class Router implements AutoCloseable, RouterMXBean {
           config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
       // No idle minimum until the watcher saw a standby there (ReplicaEndpoint).
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, Route.REPLICA,
-          new ReplicaSessions(pooled, watcher),
+          new ReplicaSessions(pooled, watcher, pooled::perTransaction),
           config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime());
       watcher.expectWriter(config.heartbeatWriter());
       watcher.judgeAgainst(walSampler::identity);
@@ -195,7 +195,8 @@ final class Router implements AutoCloseable, RouterMXBean {
     long horizon = Math.max(TimeUnit.SECONDS.toNanos(60), 2 * Math.max(config.maxAge().toNanos(),
         config.lagAlertThreshold().toNanos()));
     PgConnector connector = credentials.track(Route.HEARTBEAT,
-        new PgConnector(primaryUrl, p, app + " primary lag sampler"));
+        new PgConnector(primaryUrl, p, app + " primary lag sampler")
+            .settingsBy(StartupSettings.of(config, Route.HEARTBEAT)));
     return new PrimaryWalSampler(connector, WalTimeline.covering(horizon, interval),
         config.heartbeatInterval(), "omnium-wal-" + app);
   }
@@ -212,7 +213,17 @@ final class Router implements AutoCloseable, RouterMXBean {
     PgConnector c = route == Route.FALLBACK
         ? PgConnector.primaryAmong(config.primaryHostUrls(), p, label)
         : new PgConnector(url, p, label, route == Route.REPLICA);
-    return credentials.track(route, c);
+    return credentials.track(route, c.settingsBy(StartupSettings.of(config, route)));
+  }
+
+  /**
+   * What each transaction on a primary or fallback session sets, when a pooler sits in front of
+   * the primary ({@link StartupSettings}); null while the startup packet carries it. A replica
+   * session carries its own ({@link ReplicaSessionBase#perTransaction}).
+   */
+  TransactionSettings perTransaction(Route route) {
+    return route == Route.PRIMARY ? primaryConnector.perTransaction()
+        : route == Route.FALLBACK ? fallbackConnector.perTransaction() : null;
   }
 
   private ObjectName register(String app) {

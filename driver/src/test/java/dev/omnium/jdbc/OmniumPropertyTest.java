@@ -52,7 +52,7 @@ class OmniumPropertyTest {
         "primaryPoolSize", "replicaPoolSize", "fallbackPoolSize", "poolTimeout",
         "replicaAcquireTimeout", "maxLifetime", "clientTimeoutMargin", "routerIdleTimeout",
         "lagAlertThreshold", "lagAlertAfter",
-        "readYourWrites", "readYourWritesTtl"};
+        "readYourWrites", "readYourWritesTtl", "pooler"};
     OmniumProperty[] all = OmniumProperty.values();
     assertEquals(expected.length, all.length);
     for (int i = 0; i < all.length; i++) {
@@ -91,6 +91,7 @@ class OmniumPropertyTest {
     expected.put("lagAlertAfter", "60s");
     expected.put("readYourWrites", "off");
     expected.put("readYourWritesTtl", "30s");
+    expected.put("pooler", "auto");
     assertEquals(expected, defaults);
   }
 

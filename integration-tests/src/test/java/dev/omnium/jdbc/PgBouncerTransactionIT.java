@@ -1,0 +1,16 @@
+package dev.omnium.jdbc;
+
+import dev.omnium.sandbox.PgBouncer;
+import dev.omnium.sandbox.testkit.PgSandbox;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** {@link PgBouncerSuite} through PgBouncer's transaction pooling, its default configuration. */
+class PgBouncerTransactionIT extends PgBouncerSuite {
+  @RegisterExtension
+  static final PgSandbox SANDBOX = sandbox(PgBouncer.Mode.TRANSACTION).build();
+
+  @Override
+  PgSandbox sandbox() {
+    return SANDBOX;
+  }
+}
