@@ -17,7 +17,10 @@
 #      by site (Profile --sites, a JVM without TLABs), and the client's CPU kernel included with Linux perf's
 #      cpu-clock event at 1 and 4 threads (dev.omnium.bench.KernelProfile; says so where perf cannot
 #      record), both appended to it,
-#   6. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
+#   6. runs case 9, omnium through PgBouncer next to plain pgjdbc through the same bouncer, in transaction and
+#      session pooling (dev.omnium.bench.PgBouncerCase: round trips and logins counted, read-only transactions
+#      in paired rounds), writing benchmarks/results/<date>-pgbouncer.md,
+#   7. regenerates docs/performance.md (dev.omnium.bench.Report, plus benchmarks/ANALYSIS.md) and the
 #      README's performance summary, benchmarks/results/README-performance.md, from the same files.
 # The measuring JVMs (JMH's forks too) run with a fixed, pre-touched heap: a growing heap's first
 # touch of each page is a page fault, about one per two transactions here, whose kernel time lands on
@@ -51,6 +54,7 @@ if [[ "${QUICK:-0}" == 1 ]]; then
   profile_args=(--tx 2000)
   alloc_args=(--tx 100)
   kernel_args=(--rounds 10 --block 10 --warm-rounds 2 --threads 1,4)
+  bouncer_args=(--tx 100 --rounds 10 --block 10 --warm-rounds 2)
   export OMNIUM_BENCH_WARM_ROUNDS=1
 else
   jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
@@ -59,6 +63,7 @@ else
   profile_args=(--tx 150000)
   alloc_args=(--tx 2000)
   kernel_args=(--rounds 400 --block 50 --warm-rounds 40 --threads 1,4)
+  bouncer_args=(--tx 1000 --rounds 600 --block 50 --warm-rounds 20)
 fi
 jmh_args="${JMH_ARGS:-$jmh_default}"
 heap=(-Xms2g -Xmx2g -XX:+AlwaysPreTouch)
@@ -80,8 +85,13 @@ cat "$results/$date-allocation.md" >> "$results/$date-profile.md"
 java "${heap[@]}" -cp "$jar" dev.omnium.bench.KernelProfile "${kernel_args[@]}" --out "$results/$date-kernel.md"
 cat "$results/$date-kernel.md" >> "$results/$date-profile.md"
 echo "benchmarks: profile and allocation sites done after $((SECONDS - start)) s"
+bouncer=0
+java "${heap[@]}" -cp "$jar" dev.omnium.bench.PgBouncerCase "${bouncer_args[@]}" --out "$results/$date-pgbouncer.md" \
+  || bouncer=$?
+echo "benchmarks: PgBouncer case done after $((SECONDS - start)) s"
 java -cp "$jar" dev.omnium.bench.Report --results "$results/$date.json" --roundtrips "$results/$date-roundtrips.md" \
   --interleaved "$results/$date-interleaved.md" --profile "$results/$date-profile.md" \
+  --pgbouncer "$results/$date-pgbouncer.md" \
   --analysis benchmarks/ANALYSIS.md --out "$docs" --readme-out "$results/README-performance.md" \
   --settings "$jmh_args" --command "benchmarks/run.sh"
 # later: java -cp "$jar" dev.omnium.bench.Report ... --check-readme README.md (same inputs) tells whether the
@@ -90,3 +100,4 @@ echo "benchmarks: done in $((SECONDS - start)) s: $results/$date.json, $results/
   "$results/$date-interleaved.md, $results/$date-profile.md, $docs," \
   "$results/README-performance.md (paste it under the README's '## Performance' heading)"
 if [[ $rt -ne 0 ]]; then echo "benchmarks: the round-trip check reported a missed target (exit $rt)" >&2; fi
+if [[ $bouncer -ne 0 ]]; then echo "benchmarks: the PgBouncer case reported a missed target (exit $bouncer)" >&2; fi

@@ -5,7 +5,8 @@
 # with C1 only and a small serial heap: less JIT work on 2 cores, and the numbers do not matter here.
 # The throughput benchmark runs only at 16 threads here (1 and 4 threads run the same code), and the
 # routing decision only with its clock read (decideClockGiven is the same call minus System.nanoTime()).
-# About 1 minute more runs the interleaved runner, the JFR and perf breakdowns and the report on tiny inputs;
+# About 1 minute more runs the interleaved runner, the JFR and perf breakdowns, the PgBouncer case and the report on
+# tiny inputs;
 # last, the README's performance summary is checked against the committed results.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -42,8 +43,16 @@ OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.KernelProfile --roun
   --out "$out/kernel.md" > "$out/kernel.log" 2>&1 || {
     tail -n 40 "$out/kernel.log"; echo "benchmarks smoke: KernelProfile failed" >&2; exit 1; }
 cat "$out/kernel.md" >> "$out/profile.md"
+# omnium through PgBouncer next to plain pgjdbc (transaction pooling only here): exits non-zero when omnium adds a
+# round trip or a login per transaction, which are counted, not timed
+OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.PgBouncerCase --modes transaction --tx 20 --rounds 2 \
+  --block 5 --warm-rounds 0 --out "$out/pgbouncer.md" > "$out/pgbouncer.log" 2>&1 || {
+    tail -n 40 "$out/pgbouncer.log"; echo "benchmarks smoke: PgBouncerCase failed" >&2; exit 1; }
 java -cp "$jar" dev.omnium.bench.Report --results "$out/smoke.json" --interleaved "$out/interleaved.md" \
-  --profile "$out/profile.md" --out "$out/performance.md" --readme-out "$out/README-performance.md" > /dev/null
+  --profile "$out/profile.md" --pgbouncer "$out/pgbouncer.md" --out "$out/performance.md" \
+  --readme-out "$out/README-performance.md" > /dev/null
+grep -q "Through PgBouncer" "$out/performance.md" || {
+  echo "benchmarks smoke: the report lacks the PgBouncer case" >&2; exit 1; }
 grep -q "throughput ≥ 0.97" "$out/README-performance.md" || {
   echo "benchmarks smoke: the README block lacks the throughput targets" >&2; exit 1; }
 # The README's performance summary must be the block generated from the newest full run committed

@@ -19,7 +19,8 @@ import java.util.Map;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Report --results R.json [--roundtrips R.md]
- *     [--interleaved I.md] [--profile P.md] [--analysis benchmarks/ANALYSIS.md] [--out docs/performance.md]
+ *     [--interleaved I.md] [--profile P.md] [--pgbouncer B.md] [--analysis benchmarks/ANALYSIS.md]
+ *     [--out docs/performance.md]
  *     [--readme-out README-performance.md] [--check-readme README.md] [--settings "jmh args"] [--command "..."]
  * java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Report --check R.json --expect N
  * </pre>
@@ -49,6 +50,8 @@ public final class Report {
   private String interleaved;
   /** The Profile section (JFR breakdown, and perf's when recorded), or null. */
   private String profile;
+  /** Case 9 (PgBouncerCase), or null. */
+  private String pgbouncer;
 
   private Report(List<Result> results) {
     this.results = results;
@@ -97,6 +100,7 @@ public final class Report {
     Path readmeOut = null;
     Path checkReadme = null;
     Path profilePath = null;
+    Path pgbouncerPath = null;
     int expect = 0;
     String settings = "";
     String command = "benchmarks/run.sh";
@@ -106,6 +110,7 @@ public final class Report {
         case "--roundtrips": roundTrips = Path.of(args[++i]); break;
         case "--interleaved": interleaved = Path.of(args[++i]); break;
         case "--profile": profilePath = Path.of(args[++i]); break;
+        case "--pgbouncer": pgbouncerPath = Path.of(args[++i]); break;
         case "--analysis": analysis = Path.of(args[++i]); break;
         case "--out": out = Path.of(args[++i]); break;
         case "--settings": settings = args[++i]; break;
@@ -124,6 +129,8 @@ public final class Report {
     Report report = new Report(load(results));
     report.interleaved = interleaved == null || !Files.exists(interleaved) ? null : Files.readString(interleaved);
     report.profile = profilePath == null || !Files.exists(profilePath) ? null : Files.readString(profilePath);
+    report.pgbouncer = pgbouncerPath == null || !Files.exists(pgbouncerPath) ? null
+        : Files.readString(pgbouncerPath);
     String rtText = roundTrips == null || !Files.exists(roundTrips) ? null : Files.readString(roundTrips);
     String md = report.markdown(results, rtText,
         analysis == null || !Files.exists(analysis) ? null : Files.readString(analysis), settings, command);
@@ -297,6 +304,11 @@ public final class Report {
     if (profile != null) {
       b.append("## 8. Where omnium's extra client cost goes (JFR and perf breakdowns)\n\n");
       b.append(profile.replaceAll("(?m)^<!--.*-->\\R", "").replace("### Where", "### 8a. Where"));
+    }
+
+    if (pgbouncer != null) {
+      b.append("## 9. Through PgBouncer\n\n");
+      b.append(pgbouncer.replaceAll("(?m)^<!--.*-->\\R", "").replace("### Case 9: through PgBouncer\n\n", ""));
     }
 
     if (analysis != null) b.append(analysis.strip()).append('\n');
