@@ -50,9 +50,10 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
   @Override
   Statement create(Connection target, String prefix) throws SQLException {
     StatementSettings f = settings;
+    String text = TransactionSettings.join(prefix, sql);
     return f.holdability == UNSET
-        ? target.prepareStatement(prefix + sql, f.type, f.concurrency)
-        : target.prepareStatement(prefix + sql, f.type, f.concurrency, f.holdability);
+        ? target.prepareStatement(text, f.type, f.concurrency)
+        : target.prepareStatement(text, f.type, f.concurrency, f.holdability);
   }
 
   @Override

@@ -251,6 +251,14 @@ final class OmniumConfig {
     return o == null || o.isBlank() ? null : o.trim();
   }
 
+  /**
+   * Whether read sessions may be pgjdbc-read-only ({@code BEGIN READ ONLY} per transaction): not
+   * with the user's {@code readOnlyMode=always}, which would set it for the session instead.
+   */
+  boolean readOnlyBegin() {
+    return !"always".equalsIgnoreCase(passThrough.get(PGProperty.READ_ONLY_MODE.getName()));
+  }
+
   /** Session settings always per transaction ({@code pooler=transaction}), else detected. */
   boolean poolerTransaction() {
     return "transaction".equals(settings.get(OmniumProperty.POOLER));

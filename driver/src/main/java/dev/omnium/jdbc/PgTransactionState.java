@@ -24,6 +24,13 @@ final class PgTransactionState {
     return s == TransactionState.IDLE ? IDLE : s == TransactionState.OPEN ? OPEN : FAILED;
   }
 
+  /** Whether pgjdbc begins the next transaction of {@code c} with {@code BEGIN READ ONLY}. */
+  static boolean beginsReadOnly(Connection c) throws SQLException {
+    BaseConnection pg = c instanceof BaseConnection ? (BaseConnection) c
+        : c.unwrap(BaseConnection.class);
+    return pg.hintReadOnly();
+  }
+
   /** Whether a transaction is open (or failed) on this pgjdbc session. */
   static boolean inTransaction(Connection c) throws SQLException {
     return c.unwrap(BaseConnection.class).getTransactionState() != TransactionState.IDLE;

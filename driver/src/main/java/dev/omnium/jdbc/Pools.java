@@ -50,6 +50,17 @@ final class Pools {
   /** @param route whose sessions the pool lends, as {@link Route#lentAutoCommit} says */
   static HikariDataSource create(String poolName, Route route, DataSource connector, int size,
                                  int minIdle, Duration acquireTimeout, Duration maxLifetime) {
+    return create(poolName, route, connector, size, minIdle, acquireTimeout, maxLifetime, false);
+  }
+
+  /**
+   * @param readOnly the pool's sessions are pgjdbc-read-only (a read route's, with pgjdbc's
+   *     {@code readOnlyMode=transaction}): pgjdbc begins their transactions with
+   *     {@code BEGIN READ ONLY}, no round trip and nothing set on the session; behind a pooler
+   *     the transaction then needs one setting fewer ({@link TransactionSettings})
+   */
+  static HikariDataSource create(String poolName, Route route, DataSource connector, int size,
+      int minIdle, Duration acquireTimeout, Duration maxLifetime, boolean readOnly) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(poolName.replace(':', '_')); // HikariCP's JMX names refuse ':'
     hc.setDataSource(connector);
@@ -63,6 +74,7 @@ final class Pools {
     hc.setInitializationFailTimeout(-1);
     hc.setRegisterMbeans(true);
     hc.setAutoCommit(route.lentAutoCommit);
+    hc.setReadOnly(readOnly);
     hc.setExceptionOverride(EVICT_ONLY_DEAD_SESSIONS);
     // with an OpenTelemetry agent: HikariCP's keep-alive validations run on a quiet thread
     ScheduledThreadPoolExecutor housekeeper = Tracing.housekeeper(hc.getPoolName());

@@ -92,7 +92,8 @@ final class Router implements AutoCloseable, RouterMXBean {
     fallbackConnector = connector(Route.FALLBACK, config.primaryUrl(), app + " fallback")
         .feedingPool();
     this.fallback = Pools.create(app + "-fallback-" + id, Route.FALLBACK, fallbackConnector,
-        config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime());
+        config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime(),
+        config.readOnlyBegin());
     this.fallbackBudget = FallbackBudget.join(config);
 
     List<HostSpec> hosts = config.replicas();
@@ -114,7 +115,8 @@ final class Router implements AutoCloseable, RouterMXBean {
       // No idle minimum until the watcher saw a standby there (ReplicaEndpoint).
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, Route.REPLICA,
           new ReplicaSessions(pooled, watcher, pooled::perTransaction),
-          config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime());
+          config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime(),
+          config.readOnlyBegin());
       watcher.expectWriter(config.heartbeatWriter());
       watcher.judgeAgainst(walSampler::identity);
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),

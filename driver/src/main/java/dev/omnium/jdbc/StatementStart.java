@@ -1,7 +1,6 @@
 package dev.omnium.jdbc;
 
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * What the first words of a statement say about its transaction, for {@link TransactionSettings}:
@@ -9,46 +8,57 @@ import java.util.Set;
  * transaction, {@code BEGIN} opens one), a statement PostgreSQL refuses inside a transaction
  * block ({@code VACUUM}, {@code CREATE INDEX CONCURRENTLY}, {@code CREATE DATABASE}, a procedure
  * that may commit), or anything else. Reads the first two words only (and looks for
- * {@code CONCURRENTLY} after {@code CREATE}, {@code DROP}, {@code ALTER} or {@code REINDEX}).
+ * {@code CONCURRENTLY} after {@code CREATE}, {@code DROP}, {@code ALTER} or {@code REINDEX}),
+ * allocating nothing for the usual statement.
  */
 final class StatementStart {
   static final int OTHER = 0;
   static final int TRANSACTION_CONTROL = 1;
   static final int NO_TRANSACTION_BLOCK = 2;
 
-  private static final Set<String> CONTROL = Set.of("BEGIN", "START", "COMMIT", "END",
-      "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE");
-  private static final Set<String> OUTSIDE_BLOCK = Set.of("VACUUM", "CLUSTER", "DISCARD", "CALL");
-  private static final Set<String> OUTSIDE_BLOCK_OBJECTS = Set.of("DATABASE", "TABLESPACE",
-      "SUBSCRIPTION", "SYSTEM");
+  private static final String[] CONTROL = {"BEGIN", "START", "COMMIT", "END", "ROLLBACK",
+      "ABORT", "SAVEPOINT", "RELEASE"};
+  private static final String[] OUTSIDE_BLOCK = {"VACUUM", "CLUSTER", "DISCARD", "CALL"};
+  private static final String[] OUTSIDE_BLOCK_OBJECTS = {"DATABASE", "TABLESPACE", "SUBSCRIPTION",
+      "SYSTEM"};
 
   private StatementStart() { }
 
   static int of(String sql) {
     int[] pos = {0};
-    String first = word(sql, pos);
-    if (first == null) return OTHER;
-    if (CONTROL.contains(first)) return TRANSACTION_CONTROL;
-    if (OUTSIDE_BLOCK.contains(first)) return NO_TRANSACTION_BLOCK;
-    String second = word(sql, pos);
-    switch (first) {
-      case "SET":
-        return "TRANSACTION".equals(second) ? TRANSACTION_CONTROL : OTHER;
-      case "PREPARE": // PREPARE TRANSACTION; PREPARE name AS ... is a statement like any other
-        return "TRANSACTION".equals(second) ? TRANSACTION_CONTROL : OTHER;
-      case "CREATE":
-      case "DROP":
-      case "ALTER":
-      case "REINDEX":
-        if (second != null && OUTSIDE_BLOCK_OBJECTS.contains(second)) return NO_TRANSACTION_BLOCK;
-        return sql.toUpperCase(Locale.ROOT).contains("CONCURRENTLY") ? NO_TRANSACTION_BLOCK : OTHER;
-      default:
-        return OTHER;
+    int first = word(sql, pos);
+    if (first < 0) return OTHER;
+    int end = pos[0];
+    for (String w : CONTROL) {
+      if (is(sql, first, end, w)) return TRANSACTION_CONTROL;
     }
+    for (String w : OUTSIDE_BLOCK) {
+      if (is(sql, first, end, w)) return NO_TRANSACTION_BLOCK;
+    }
+    boolean set = is(sql, first, end, "SET");
+    boolean prepare = !set && is(sql, first, end, "PREPARE");
+    boolean ddl = !set && !prepare && (is(sql, first, end, "CREATE") || is(sql, first, end, "DROP")
+        || is(sql, first, end, "ALTER") || is(sql, first, end, "REINDEX"));
+    if (!set && !prepare && !ddl) return OTHER;
+    int second = word(sql, pos);
+    int secondEnd = pos[0];
+    if (set || prepare) { // PREPARE name AS ... is a statement like any other
+      return second >= 0 && is(sql, second, secondEnd, "TRANSACTION") ? TRANSACTION_CONTROL : OTHER;
+    }
+    if (second >= 0) {
+      for (String w : OUTSIDE_BLOCK_OBJECTS) {
+        if (is(sql, second, secondEnd, w)) return NO_TRANSACTION_BLOCK;
+      }
+    }
+    return sql.toUpperCase(Locale.ROOT).contains("CONCURRENTLY") ? NO_TRANSACTION_BLOCK : OTHER;
   }
 
-  /** The next word (letters), upper case, after blanks and comments; null at the end. */
-  private static String word(String sql, int[] pos) {
+  private static boolean is(String sql, int start, int end, String word) {
+    return end - start == word.length() && sql.regionMatches(true, start, word, 0, word.length());
+  }
+
+  /** The start of the next word (letters) after blanks and comments, its end in pos; or -1. */
+  private static int word(String sql, int[] pos) {
     int i = pos[0];
     int n = sql.length();
     while (i < n) {
@@ -68,6 +78,6 @@ final class StatementStart {
     int start = i;
     while (i < n && Character.isLetter(sql.charAt(i))) i++;
     pos[0] = i;
-    return i == start ? null : sql.substring(start, i).toUpperCase(Locale.ROOT);
+    return i == start ? -1 : start;
   }
 }

@@ -33,7 +33,10 @@ import org.postgresql.util.PSQLState;
  * {@code executeQuery}/{@code executeUpdate} gets the settings in an execute of their own just
  * before it: one round trip more, and in autocommit mode it runs in a transaction of its own
  * (two). Transaction control ({@code BEGIN}, {@code COMMIT}, {@code SET TRANSACTION} ...) runs
- * as it is, and a transaction it opens gets the settings with its next statement.
+ * as it is, and a transaction it opens gets the settings with its next statement. On the primary
+ * route, what PostgreSQL refuses in a transaction block ({@code VACUUM}, {@code CREATE INDEX
+ * CONCURRENTLY}, ...) and callable statements in autocommit mode (a procedure may commit) run
+ * without them: the server's defaults apply there.
  */
 final class TransactionSettings {
   /** How a statement that starts a transaction carries the settings. */
@@ -44,14 +47,25 @@ final class TransactionSettings {
   /** {@code SET LOCAL ...; } for each setting: the form inside a transaction block. */
   final String block;
   final int blockResults;
-  /** {@code SELECT set_config(...), ...; }: the form before an autocommit statement. */
+  /**
+   * The same without {@code transaction_read_only}, for a transaction pgjdbc begins with
+   * {@code BEGIN READ ONLY} (a read route's session, {@link Pools}): one statement fewer.
+   */
+  final String blockAfterReadOnlyBegin;
+  final int blockAfterReadOnlyBeginResults;
+  /**
+   * {@code SELECT set_config(...), ...; }: the form before an autocommit statement, without the
+   * idle-in-transaction timeout (an autocommit statement is never idle in its transaction).
+   */
   final String implicit;
   private final boolean readOnly;
 
-  private TransactionSettings(String block, int blockResults, String implicit,
-      boolean readOnly) {
+  private TransactionSettings(String block, int blockResults, String blockAfterReadOnlyBegin,
+      int blockAfterReadOnlyBeginResults, String implicit, boolean readOnly) {
     this.block = block;
     this.blockResults = blockResults;
+    this.blockAfterReadOnlyBegin = blockAfterReadOnlyBegin;
+    this.blockAfterReadOnlyBeginResults = blockAfterReadOnlyBeginResults;
     this.implicit = implicit;
     this.readOnly = readOnly;
   }
@@ -62,23 +76,33 @@ final class TransactionSettings {
    */
   static TransactionSettings of(Map<String, String> settings) {
     StringBuilder block = new StringBuilder();
+    StringBuilder afterReadOnlyBegin = new StringBuilder();
     StringBuilder implicit = new StringBuilder("SELECT ");
     int n = 0;
+    int m = 0;
+    int k = 0;
     boolean readOnly = false;
     for (Map.Entry<String, String> e : settings.entrySet()) {
       String name = e.getKey().toLowerCase(Locale.ROOT);
       if (name.startsWith("default_transaction_")) {
         name = name.substring("default_".length());
       }
-      if (name.equals("transaction_read_only") && isOn(e.getValue())) readOnly = true;
-      block.append("SET LOCAL ").append(name).append(" = ").append(value(e.getValue()))
-          .append("; ");
-      implicit.append(n == 0 ? "" : ", ").append("set_config(").append(literal(name))
-          .append(", ").append(literal(e.getValue())).append(", true)");
+      boolean readOnlySetting = name.equals("transaction_read_only");
+      if (readOnlySetting && isOn(e.getValue())) readOnly = true;
+      String set = "SET LOCAL " + name + " = " + value(e.getValue()) + "; ";
+      block.append(set);
       n++;
+      if (!readOnlySetting) {
+        afterReadOnlyBegin.append(set);
+        m++;
+      }
+      if (!name.equals("idle_in_transaction_session_timeout")) {
+        implicit.append(k++ == 0 ? "" : ", ").append("set_config(").append(literal(name))
+            .append(", ").append(literal(e.getValue())).append(", true)");
+      }
     }
-    return new TransactionSettings(block.toString(), n, implicit.append("; ").toString(),
-        readOnly);
+    return new TransactionSettings(block.toString(), n, afterReadOnlyBegin.toString(), m,
+        k == 0 ? "" : implicit.append("; ").toString(), readOnly);
   }
 
   /** Whether transactions are read-only (the read routes). */
@@ -118,15 +142,18 @@ final class TransactionSettings {
       return st.exec(st.physicalFor(target), op, sql, keys, indexes, names);
     }
     boolean autocommit = tx == PgTransactionState.IDLE && session.getAutoCommit();
+    // pgjdbc begins this transaction with BEGIN READ ONLY itself (a read route's session)
+    boolean readOnlyBegin = tx == PgTransactionState.IDLE && !autocommit
+        && PgTransactionState.beginsReadOnly(session);
     b.settingsSent = false;
-    switch (carriage(st, op, sql, keys, indexes, names, b.route())) {
+    switch (carriage(st, op, sql, keys, indexes, names, b.route(), autocommit)) {
       case PREFIXED:
-        Object r = prefixed(st, target, op, sql, autocommit);
+        Object r = prefixed(st, target, op, sql, autocommit, readOnlyBegin);
         b.settingsSent = !autocommit;
         return r;
       case SEPARATE:
         if (autocommit) return inTransactionOfItsOwn(b, st, target, op, sql, keys, indexes, names);
-        sendBlock(session);
+        sendBlock(session, readOnlyBegin ? blockAfterReadOnlyBegin : block);
         b.settingsSent = true;
         return st.exec(st.physicalFor(target), op, sql, keys, indexes, names);
       default:
@@ -134,16 +161,35 @@ final class TransactionSettings {
     }
   }
 
+  /** The last prefix and SQL joined, with the text: one object, read and replaced whole. */
+  private record Joined(String prefix, String sql, String text) { }
+
+  private static volatile Joined lastJoined = new Joined("", "", "");
+
+  /**
+   * {@code prefix + sql}, the same string object while the same two come again (a prepared
+   * statement of the same SQL each transaction): no copy, and pgjdbc's statement cache finds it
+   * by the hash the string keeps.
+   */
+  static String join(String prefix, String sql) {
+    Joined j = lastJoined;
+    if (j.prefix == prefix && j.sql == sql) return j.text;
+    j = new Joined(prefix, sql, prefix + sql);
+    lastJoined = j;
+    return j.text;
+  }
+
   /** PREFIXED, SEPARATE or NONE for one execute. */
   int carriage(LogicalStatement st, int op, String sql, int keys, int[] indexes,
-      String[] names, Route route) {
+      String[] names, Route route, boolean autocommit) {
     String text = sql != null ? sql : st instanceof LogicalPreparedStatement
         ? ((LogicalPreparedStatement) st).sql : null;
     int kind = text == null ? StatementStart.OTHER : StatementStart.of(text);
     if (kind == StatementStart.TRANSACTION_CONTROL) return NONE;
-    // the primary's own: no read-only to keep, and they cannot run in a transaction block
+    // the primary's own: no read-only to keep, and they cannot run in a transaction block (a
+    // procedure called in autocommit mode may commit)
     if (route == Route.PRIMARY && (kind == StatementStart.NO_TRANSACTION_BLOCK
-        || st instanceof CallableStatement)) {
+        || (autocommit && st instanceof CallableStatement))) {
       return NONE;
     }
     StatementSettings f = st.settings;
@@ -161,11 +207,13 @@ final class TransactionSettings {
 
   /** The settings and the statement in one execute; the settings' results are stepped over. */
   private Object prefixed(LogicalStatement st, Connection target, int op, String sql,
-      boolean autocommit) throws SQLException {
-    String prefix = autocommit ? implicit : block;
-    int results = autocommit ? 1 : blockResults;
+      boolean autocommit, boolean readOnlyBegin) throws SQLException {
+    String prefix = autocommit ? implicit : readOnlyBegin ? blockAfterReadOnlyBegin : block;
+    int results = autocommit ? (implicit.isEmpty() ? 0 : 1)
+        : readOnlyBegin ? blockAfterReadOnlyBeginResults : blockResults;
+    if (results == 0) prefix = null; // nothing to set here (a watcher's autocommit probe, say)
     Statement s = st.physicalFor(target, st instanceof PreparedStatement ? prefix : null);
-    boolean isResultSet = st.executeWith(s, sql == null ? null : prefix + sql);
+    boolean isResultSet = st.executeWith(s, sql == null || prefix == null ? sql : prefix + sql);
     for (int i = 0; i < results; i++) isResultSet = s.getMoreResults();
     switch (op) {
       case LogicalStatement.QUERY:
@@ -190,9 +238,10 @@ final class TransactionSettings {
   }
 
   /** pgjdbc sends BEGIN with them: the transaction has its settings before the statement. */
-  private void sendBlock(Connection session) throws SQLException {
+  private static void sendBlock(Connection session, String settings) throws SQLException {
+    if (settings.isEmpty()) return;
     try (Statement s = session.createStatement()) {
-      s.execute(block);
+      s.execute(settings);
     }
   }
 
@@ -210,7 +259,7 @@ final class TransactionSettings {
     session.setAutoCommit(false);
     boolean committed = false;
     try {
-      sendBlock(session);
+      sendBlock(session, block);
       Object r = st.exec(s, op, sql, keys, indexes, names);
       session.commit();
       committed = true;

@@ -22,10 +22,22 @@ class TransactionSettingsTest {
         + " idle_in_transaction_session_timeout = '60000';"
         + " SET LOCAL transaction_read_only = 'on'; ", t.block);
     assertEquals(3, t.blockResults);
+    assertEquals("SET LOCAL statement_timeout = '5000'; SET LOCAL"
+        + " idle_in_transaction_session_timeout = '60000'; ", t.blockAfterReadOnlyBegin,
+        "after pgjdbc's BEGIN READ ONLY");
+    assertEquals(2, t.blockAfterReadOnlyBeginResults);
+    // an autocommit statement is never idle in its transaction
     assertEquals("SELECT set_config('statement_timeout', '5000', true),"
-        + " set_config('idle_in_transaction_session_timeout', '60000', true),"
         + " set_config('transaction_read_only', 'on', true); ", t.implicit);
     assertTrue(t.readOnly());
+  }
+
+  @Test
+  void nothingToSetInAutocommitIsNoStatement() {
+    TransactionSettings t = TransactionSettings.of(
+        Map.of("idle_in_transaction_session_timeout", "1000"));
+    assertEquals("", t.implicit);
+    assertEquals(1, t.blockResults);
   }
 
   @Test
