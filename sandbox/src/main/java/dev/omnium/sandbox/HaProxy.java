@@ -24,8 +24,7 @@ public final class HaProxy extends Sidecar {
 
   /** @return the binary the sandbox runs */
   public static String binary() {
-    String env = System.getenv("OMNIUM_HAPROXY");
-    return env != null && !env.isBlank() ? env : DEFAULT_BINARY;
+    return binary("OMNIUM_HAPROXY", DEFAULT_BINARY);
   }
 
   /** @return whether {@link #binary()} exists and is executable */

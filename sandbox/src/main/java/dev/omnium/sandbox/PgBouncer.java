@@ -60,8 +60,7 @@ public final class PgBouncer extends Sidecar {
 
   /** @return the binary the sandbox runs, or why it cannot run one */
   public static String binary() {
-    String env = System.getenv("OMNIUM_PGBOUNCER");
-    return env != null && !env.isBlank() ? env : DEFAULT_BINARY;
+    return binary("OMNIUM_PGBOUNCER", DEFAULT_BINARY);
   }
 
   /** @return whether {@link #binary()} exists and is executable */

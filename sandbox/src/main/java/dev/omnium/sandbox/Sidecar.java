@@ -54,6 +54,12 @@ public abstract class Sidecar implements AutoCloseable {
     return logText.contains("Address already in use") || logText.contains("cannot bind");
   }
 
+  /** {@code defaultPath}, or what the environment variable {@code override} names. */
+  static String binary(String override, String defaultPath) {
+    String env = System.getenv(override);
+    return env != null && !env.isBlank() ? env : defaultPath;
+  }
+
   /** Starts it on a free port and waits until that port accepts connections. */
   final void start() {
     for (int attempt = 1; ; attempt++) {

@@ -1,10 +1,17 @@
 package dev.omnium.sandbox;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Test helpers: one-shot SQL against a node and polling with a deadline. */
 final class Db {
@@ -22,6 +29,33 @@ final class Db {
         ResultSet rs = s.executeQuery(sql)) {
       return rs.next() ? rs.getString(1) : null;
     }
+  }
+
+  /**
+   * A child JVM running {@code SandboxMain --replicas 1 --for 5m} with {@code more} arguments,
+   * returned once it printed its banner (its servers run); the caller kills it.
+   *
+   * @return the child, and what it printed before the banner when it did not start
+   */
+  static Process childSandbox(String... more) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+        "-Domnium.pg.version=" + PgBinaries.defaultVersion(), SandboxMain.class.getName(),
+        "--replicas", "1", "--for", "5m"));
+    cmd.addAll(List.of(more));
+    Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    BufferedReader out = new BufferedReader(
+        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+    StringBuilder seen = new StringBuilder();
+    String line;
+    while ((line = out.readLine()) != null && !line.contains("omnium:")) {
+      seen.append(line).append('\n');
+    }
+    if (line == null) {
+      child.destroyForcibly();
+      throw new AssertionError("the child sandbox did not start:\n" + seen);
+    }
+    return child;
   }
 
   static void await(Duration timeout, String what, Poll.Check check) {

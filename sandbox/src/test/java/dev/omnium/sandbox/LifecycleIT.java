@@ -6,10 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -61,22 +58,10 @@ class LifecycleIT {
 
   @Test
   void serversOfAKilledJvmAreReapedByTheNextStart() throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        "-Domnium.pg.version=" + PgBinaries.defaultVersion(),
-        SandboxMain.class.getName(), "--replicas", "1", "--for", "5m")
-        .redirectErrorStream(true).start();
+    Process child = Db.childSandbox();
     List<ProcessHandle> orphans = new ArrayList<>();
     Path dir = SandboxDirs.base().resolve(child.pid() + "-1");
     try {
-      BufferedReader out = new BufferedReader(
-          new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-      StringBuilder seen = new StringBuilder();
-      String line;
-      while ((line = out.readLine()) != null && !line.contains("omnium:")) {
-        seen.append(line).append('\n');
-      }
-      assertTrue(line != null, "the child sandbox did not start:\n" + seen);
       for (String node : List.of("primary", "replica1")) {
         OptionalLong pid = PgServer.postmasterPid(dir.resolve(node));
         assertTrue(pid.isPresent(), node + " of the child is not running in " + dir);
