@@ -350,6 +350,29 @@ abstract class PgBouncerSuite {
     }
   }
 
+  @Test
+  void pooledFallbackSessionsAreReusedNotLoggedInAgain() throws Exception {
+    String app = app();
+    PgBouncer primaryBouncer = sandbox().bouncer(sandbox().primary());
+    try (Connection c = DriverManager.getConnection(fallbackUrl(app))) {
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      for (int i = 0; i < 20; i++) { // warm: the pool has its sessions
+        one(c, "SELECT count(*) FROM bounced");
+        c.commit();
+      }
+      long before = logins(primaryBouncer);
+      for (int i = 0; i < 200; i++) {
+        assertEquals("f", one(c, "SELECT pg_is_in_recovery()"));
+        c.commit();
+      }
+      long logins = logins(primaryBouncer) - before;
+      // the fallback pool may still be filling up (fallbackPoolSize)
+      assertTrue(logins <= 4, logins + " logins on the primary's bouncer for 200 read-only"
+          + " transactions on the fallback route");
+    }
+  }
+
   /** Client logins the bouncer logged (log_connections, on by default). */
   static long logins(PgBouncer b) {
     return b.log().lines().filter(l -> l.contains("login attempt:")).count();
