@@ -8,6 +8,8 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,6 +86,10 @@ public final class PgBouncerCase {
     List<String> slower = new ArrayList<>();
     StringBuilder md = new StringBuilder();
     md.append("### Case 9: through PgBouncer\n\n");
+    md.append("Run ").append(LocalDate.now(ZoneOffset.UTC)).append(" on ")
+        .append(Runtime.getRuntime().availableProcessors()).append(" cores, Java ")
+        .append(System.getProperty("java.version")).append(", with the bouncers and servers on the same")
+        .append(" cores (and whatever else the machine was running).\n\n");
     md.append("PgBouncer ").append(bouncerVersion()).append(" (the system's, its default configuration but for")
         .append(" listen port, authentication, database and `pool_mode`, and with session pooling")
         .append(" `default_pool_size = 100`: it holds a server session per client session, and the")
