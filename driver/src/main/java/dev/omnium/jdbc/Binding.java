@@ -53,6 +53,12 @@ final class Binding {
   TransactionSettings perTransaction;
   /** The session's current transaction has those settings. */
   boolean settingsSent;
+  /**
+   * Behind a pooler, the settings the logical connection set with SQL, which each transaction
+   * carries with the route's ({@link SqlSettings#carriedWith}) instead of a replay on the session
+   * the pooler shares; null otherwise.
+   */
+  SqlSettings carried;
   /** Statements run in the current read-only unit of work: only the first may be retried. */
   int statements;
   boolean retried;
@@ -98,6 +104,7 @@ final class Binding {
     perTransaction = rs != null ? rs.perTransaction
         : route == Route.REPLICA || router == null ? null : router.perTransaction(route);
     settingsSent = false;
+    carried = null;
     session = pg instanceof Connection ? (Connection) pg : c;
     connection = c; // volatile write last: a releasing thread that sees c sees the rest
   }
@@ -123,6 +130,7 @@ final class Binding {
     effect = SessionEffect.NONE;
     perTransaction = null;
     settingsSent = false;
+    carried = null;
   }
 
   /** SQL with {@code effect} runs (or was replayed) on this session. */

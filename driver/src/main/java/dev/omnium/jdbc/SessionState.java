@@ -165,7 +165,9 @@ final class SessionState {
       if ((s & CLIENT_INFO) != 0) apply(b, c, CLIENT_INFO);
       if ((s & TYPE_MAP) != 0) apply(b, c, TYPE_MAP);
     }
-    if (!sqlSettings.isEmpty()) {
+    if (b.perTransaction != null) {
+      b.carried = sqlSettings; // behind a pooler: in each transaction, nothing on the session
+    } else if (!sqlSettings.isEmpty()) {
       if (!lent) c.setAutoCommit(lent = true); // the replay is no part of the unit of work
       b.saw(SessionEffect.SETTING);
       sqlSettings.replayOn(b.session(), b.route());
@@ -258,9 +260,12 @@ final class SessionState {
     // As a JDBC setter: the primary's failure fails the call, a read session that cannot take
     // them is given back (the next unit of work binds afresh, with every setting).
     Binding p = primary;
-    if (p != null && p != ranOn && p.connection() != null) replay(p, changes);
+    // behind a pooler a session carries them from its next transaction on (Binding.carried)
+    if (p != null && p != ranOn && p.connection() != null && p.carried == null) {
+      replay(p, changes);
+    }
     Binding r = reads.current();
-    if (r != null && r != ranOn && r.connection() != null) {
+    if (r != null && r != ranOn && r.connection() != null && r.carried == null) {
       try {
         replay(r, changes);
       } catch (SQLException e) {

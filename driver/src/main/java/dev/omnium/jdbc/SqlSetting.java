@@ -9,6 +9,8 @@ import static dev.omnium.jdbc.SqlText.tokenEnd;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One change of a session setting made with SQL, as a logical connection records it
@@ -249,6 +251,41 @@ record SqlSetting(String key, int action, String sql, ParameterLog params) {
   }
 
   /** The statement that gives this setting back its default on a session. */
+  /**
+   * The same change for the current transaction only ({@code SET LOCAL}, {@code set_config(…,
+   * true)}), as a pooler needs it; a {@code default_transaction_*} setting becomes the
+   * transaction's own. Null when it has none: bound values, or a form not recognised.
+   */
+  String localSql() {
+    if (action != SET || params != null || sql == null) return null;
+    int i = skipSpace(sql, 0);
+    int end = tokenEnd(sql, i);
+    if (end < 0) return null;
+    if (is(sql, i, end, "select")) {
+      Matcher m = SESSION_SCOPED.matcher(sql);
+      return m.find() ? sql.substring(0, m.start()) + ", true)" + sql.substring(m.end()) : null;
+    }
+    if (!is(sql, i, end, "set")) return null;
+    int rest = skipSpace(sql, end);
+    int wordEnd = tokenEnd(sql, rest);
+    if (wordEnd < 0) return null;
+    if (is(sql, rest, wordEnd, "session")) {
+      int next = skipSpace(sql, wordEnd);
+      int nextEnd = tokenEnd(sql, next);
+      if (nextEnd < 0 || !is(sql, next, nextEnd, "authorization")) rest = next; // SET SESSION name
+    }
+    String tail = sql.substring(rest);
+    if (key.startsWith("default_transaction_")
+        && tail.regionMatches(true, 0, key, 0, key.length())) {
+      tail = tail.substring("default_".length()); // this transaction's own, set before its query
+    }
+    return "SET LOCAL " + tail;
+  }
+
+  /** The last argument of {@code set_config(…, false)}: session-scoped. */
+  private static final Pattern SESSION_SCOPED =
+      Pattern.compile("(?i),\\s*false\\s*\\)(?=[^)]*$)");
+
   String resetSql() {
     if (action == RESET_ALL) return "RESET ALL";
     if (action == DISCARD_ALL) return SessionReset.RESET;

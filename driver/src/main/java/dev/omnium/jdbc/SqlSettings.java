@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -45,6 +46,16 @@ final class SqlSettings {
   private String readReplay;
   /** A default isolation of serializable was set: a standby refuses such transactions. */
   private boolean serializable;
+  /**
+   * Behind a pooler ({@link TransactionSettings}): each transaction's prefix with these settings,
+   * by the route's own prefix (identity), so that a statement prepared after it is found again.
+   */
+  private final String[] carriedFor = new String[4];
+  private final String[] carried = new String[4];
+  private int carriedNext;
+  /** How many statements the settings add to a prefix, per route kind; -1: not counted yet. */
+  private int primaryCount = -1;
+  private int readCount = -1;
 
   boolean isEmpty() {
     return items.isEmpty();
@@ -66,6 +77,61 @@ final class SqlSettings {
     pendingUncertain = false;
     primaryReplay = readReplay = null;
     serializable = false;
+    forgetCarried();
+  }
+
+  private void forgetCarried() {
+    Arrays.fill(carriedFor, null);
+    Arrays.fill(carried, null);
+    primaryCount = readCount = -1;
+  }
+
+  // ---------------------------------------------------------------- behind a pooler
+
+  /**
+   * The prefix of a transaction behind a pooler: {@code routeBlock} (the route's own {@code SET
+   * LOCAL}s) with these settings for the transaction only, never for the server session the
+   * pooler shares. On the primary the user's come after the route's, as a {@code SET} after the
+   * startup packet would; on a read route before, so the route's timeouts hold, and a
+   * read-only setting is left out (the route's transactions are read-only whatever was set).
+   *
+   * @throws SQLException 0A000 when a setting cannot be made transaction-local (set by a prepared
+   *     statement with bound values)
+   */
+  String carriedWith(String routeBlock, boolean read) throws SQLException {
+    for (int i = 0; i < carriedFor.length; i++) {
+      if (carriedFor[i] == routeBlock) return carried[i];
+    }
+    StringBuilder mine = new StringBuilder();
+    int n = 0;
+    for (SqlSetting it : items) {
+      if (read && it.key().equals("default_transaction_read_only")) continue;
+      String local = it.localSql();
+      if (local == null) {
+        throw new SQLException("omnium: behind a pooler the session setting " + it.key()
+            + " is carried by each transaction, and the statement that set it cannot be"
+            + " (a prepared statement with bound values): set it with SET, or with"
+            + " set_config(…, true) in each transaction", "0A000");
+      }
+      mine.append(local).append("; ");
+      n++;
+    }
+    String text = read ? mine + routeBlock : routeBlock + mine;
+    int slot = carriedNext;
+    carriedNext = (slot + 1) % carriedFor.length;
+    carriedFor[slot] = routeBlock;
+    carried[slot] = text;
+    if (read) {
+      readCount = n;
+    } else {
+      primaryCount = n;
+    }
+    return text;
+  }
+
+  /** How many statements {@link #carriedWith} added, after a call for the same route kind. */
+  int carriedCount(boolean read) {
+    return read ? readCount : primaryCount;
   }
 
   /** Changes that took effect now (outside a transaction, or at its commit). */
@@ -78,6 +144,7 @@ final class SqlSettings {
   private void changed(List<SqlSetting> list) {
     items = list.isEmpty() ? NONE : list;
     primaryReplay = readReplay = null;
+    forgetCarried();
     serializable = false;
     for (SqlSetting it : items) {
       serializable |= it.key().equals("default_transaction_isolation")

@@ -146,14 +146,25 @@ final class TransactionSettings {
     boolean readOnlyBegin = tx == PgTransactionState.IDLE && !autocommit
         && PgTransactionState.beginsReadOnly(session);
     b.settingsSent = false;
+    // the settings the application set with SQL, which behind a pooler each transaction carries
+    SqlSettings user = b.carried;
+    if (user != null && user.isEmpty()) user = null;
     switch (carriage(st, op, sql, keys, indexes, names, b.route(), autocommit)) {
       case PREFIXED:
-        Object r = prefixed(st, target, op, sql, autocommit, readOnlyBegin);
+        // SET LOCAL warns outside a transaction block: with the application's settings an
+        // autocommit statement runs in a transaction of its own
+        if (autocommit && user != null) {
+          return inTransactionOfItsOwn(b, st, target, op, sql, keys, indexes, names, user);
+        }
+        Object r = prefixed(st, target, op, sql, autocommit, readOnlyBegin, user);
         b.settingsSent = !autocommit;
         return r;
       case SEPARATE:
-        if (autocommit) return inTransactionOfItsOwn(b, st, target, op, sql, keys, indexes, names);
-        sendBlock(session, readOnlyBegin ? blockAfterReadOnlyBegin : block);
+        if (autocommit) {
+          return inTransactionOfItsOwn(b, st, target, op, sql, keys, indexes, names, user);
+        }
+        String settings = readOnlyBegin ? blockAfterReadOnlyBegin : block;
+        sendBlock(session, user == null ? settings : user.carriedWith(settings, readOnly));
         b.settingsSent = true;
         return st.exec(st.physicalFor(target), op, sql, keys, indexes, names);
       default:
@@ -207,10 +218,14 @@ final class TransactionSettings {
 
   /** The settings and the statement in one execute; the settings' results are stepped over. */
   private Object prefixed(LogicalStatement st, Connection target, int op, String sql,
-      boolean autocommit, boolean readOnlyBegin) throws SQLException {
+      boolean autocommit, boolean readOnlyBegin, SqlSettings user) throws SQLException {
     String prefix = autocommit ? implicit : readOnlyBegin ? blockAfterReadOnlyBegin : block;
     int results = autocommit ? (implicit.isEmpty() ? 0 : 1)
         : readOnlyBegin ? blockAfterReadOnlyBeginResults : blockResults;
+    if (user != null) { // never in autocommit (see exec)
+      prefix = user.carriedWith(prefix, readOnly);
+      results += user.carriedCount(readOnly);
+    }
     if (results == 0) prefix = null; // nothing to set here (a watcher's autocommit probe, say)
     Statement s = st.physicalFor(target, st instanceof PreparedStatement ? prefix : null);
     boolean isResultSet = st.executeWith(s, sql == null || prefix == null ? sql : prefix + sql);
@@ -250,7 +265,7 @@ final class TransactionSettings {
    * transaction of its own, as autocommit would have run it: the settings, the statement, commit.
    */
   private Object inTransactionOfItsOwn(Binding b, LogicalStatement st, Connection target, int op,
-      String sql, int keys, int[] indexes, String[] names) throws SQLException {
+      String sql, int keys, int[] indexes, String[] names, SqlSettings user) throws SQLException {
     Connection session = b.session();
     Statement s = st.physicalFor(target);
     // in a transaction pgjdbc would fetch through a cursor, which the commit closes
@@ -259,7 +274,7 @@ final class TransactionSettings {
     session.setAutoCommit(false);
     boolean committed = false;
     try {
-      sendBlock(session, block);
+      sendBlock(session, user == null ? block : user.carriedWith(block, readOnly));
       Object r = st.exec(s, op, sql, keys, indexes, names);
       session.commit();
       committed = true;

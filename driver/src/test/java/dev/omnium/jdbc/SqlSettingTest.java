@@ -30,6 +30,38 @@ class SqlSettingTest {
     return String.join(" | ", out);
   }
 
+  /** Each change's transaction-local form, as a pooler needs it, or "none". */
+  private static String local(String sql) {
+    List<String> out = new ArrayList<>();
+    for (SqlSetting c : SqlSetting.parse(sql)) {
+      String l = c.localSql();
+      out.add(l == null ? "none" : l);
+    }
+    return String.join(" | ", out);
+  }
+
+  @Test
+  void eachSetHasATransactionLocalForm() {
+    assertEquals("SET LOCAL search_path = tenant_a", local("SET search_path = tenant_a"));
+    assertEquals("SET LOCAL Search_Path to 'a', b", local("set session Search_Path to 'a', b;"));
+    assertEquals("SET LOCAL TIME ZONE 'UTC'", local("SET TIME ZONE 'UTC'"));
+    assertEquals("SET LOCAL ROLE reader", local("SET ROLE reader"));
+    assertEquals("SET LOCAL SESSION AUTHORIZATION alice",
+        local("SET SESSION AUTHORIZATION alice"));
+    assertEquals("SET LOCAL \"app\".tenant = 5", local("SET \"app\".tenant = 5"));
+    // the transaction's own isolation and read-only mode, set before its first query
+    assertEquals("SET LOCAL transaction_isolation = 'serializable'",
+        local("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE"));
+    assertEquals("SET LOCAL transaction_read_only TO on",
+        local("SET default_transaction_read_only TO on"));
+    assertEquals("SELECT set_config('app.tenant', '7', true)",
+        local("SELECT set_config('app.tenant', '7', false)"));
+    assertEquals("select set_config('app.a', 'x', true) AS a",
+        local("select set_config('app.a', 'x', FALSE ) AS a"));
+    // resets carry nothing: the server's default holds in a transaction behind a pooler
+    assertEquals("none", local("RESET search_path"));
+  }
+
   @Test
   void eachFormNamesItsSetting() {
     assertEquals("set search_path: SET search_path = tenant_a",

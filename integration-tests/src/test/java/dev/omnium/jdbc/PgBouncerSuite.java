@@ -378,6 +378,56 @@ abstract class PgBouncerSuite {
     return b.log().lines().filter(l -> l.contains("login attempt:")).count();
   }
 
+  // ---------------------------------------------------------------- settings set with SQL
+
+  /** The time zone and statement timeout of the transaction a query runs in, and its server. */
+  static List<String> zoneTimeoutStandby(Connection c) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+        "SELECT current_setting('TimeZone'), current_setting('statement_timeout'),"
+            + " pg_is_in_recovery()")) {
+      rs.next();
+      return List.of(rs.getString(1), rs.getString(2), rs.getString(3));
+    }
+  }
+
+  @Test
+  void settingsSetWithSqlHoldInEachTransactionNotOnASharedSession() throws Exception {
+    String app = app();
+    try (Connection c = open(app)) {
+      awaitReplica(c);
+      c.setReadOnly(false);
+      try (Statement st = c.createStatement()) {
+        st.execute("SET TIME ZONE 'Asia/Tokyo'");
+        st.execute("SET statement_timeout = '5s'");
+      }
+      RouterMXBean r = RouterBean.of(app);
+      long resets = r.getSessionResets();
+      // the primary: the application's values after the route's, as after a startup packet
+      assertEquals(List.of("Asia/Tokyo", "5s", "f"), zoneTimeoutStandby(c), "autocommit");
+      c.setAutoCommit(false);
+      assertEquals(List.of("Asia/Tokyo", "5s", "f"), zoneTimeoutStandby(c), "a transaction");
+      c.commit();
+      // a read route: the application's time zone, the route's own timeout
+      c.setReadOnly(true);
+      for (int i = 0; i < 3; i++) {
+        assertEquals(List.of("Asia/Tokyo", "2s", "t"), zoneTimeoutStandby(c),
+            "read-only transaction " + i);
+        c.commit();
+      }
+      c.setAutoCommit(true);
+      assertEquals(List.of("Asia/Tokyo", "2s", "t"), zoneTimeoutStandby(c), "an autocommit read");
+      // nothing was set on a read session the bouncer shares, so none needed a reset
+      assertEquals(resets, r.getSessionResets(), "read sessions reset for state left on them");
+      try (Statement st = c.createStatement()) {
+        st.execute("SET TIME ZONE 'Europe/Lisbon'"); // on the read route: a session of its own
+      }
+      c.setAutoCommit(false);
+      assertEquals(List.of("Europe/Lisbon", "2s", "t"), zoneTimeoutStandby(c),
+          "a read-only transaction after a setting changed on the read route");
+      c.commit();
+    }
+  }
+
   // ---------------------------------------------------------------- shared server sessions
 
   @Test
