@@ -92,6 +92,8 @@ abstract class PgBouncerSuite {
     String app = c.unwrap(OmniumConnection.class).router().config.applicationName();
     try {
       Poll.until(Duration.ofSeconds(30), "a read on the replica", () -> {
+        // a transaction keeps its route until it ends: each try begins a new one
+        if (!c.getAutoCommit()) c.rollback();
         c.setReadOnly(true);
         return Where.of(c).inRecovery();
       });
