@@ -180,6 +180,11 @@ final class Binding {
   }
 
   /** The replica session wrapper under a pool's proxy, or null when {@code c} has none. */
+  /** The replica session wrapper bound, or null (other routes, not pooled). */
+  ReplicaSessionBase replicaSession() {
+    return replica;
+  }
+
   static ReplicaSessionBase replicaSession(Connection c) {
     try {
       return c.isWrapperFor(ReplicaSessionBase.class) ? c.unwrap(ReplicaSessionBase.class) : null;

@@ -39,6 +39,11 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
   /** Whether a round is in flight on the session now: {@link #stop()} then aborts its socket. */
   abstract boolean inFlight();
 
+  /** A new session for the rounds (a lag watcher's may have to reach one server). */
+  Connection connect() throws SQLException {
+    return connector.connect();
+  }
+
   /** Prepares a new session before a round uses it; if this throws, that round drops it. */
   void prepare(Connection c) throws SQLException {
     // nothing by default
@@ -110,7 +115,7 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
   final Connection session() throws SQLException {
     Connection c = connection;
     if (c == null) {
-      c = connector.connect();
+      c = connect();
       connection = c;
       prepare(c);
     }

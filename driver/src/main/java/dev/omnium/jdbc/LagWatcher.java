@@ -81,6 +81,12 @@ final class LagWatcher extends IntervalSession {
   private ServerIdentity identity;
   private ServerIdentity judgedAgainst;
   private ServerIdentity.Verdict verdict;
+  /**
+   * The servers its address reaches ({@link ServerWatchers}), null before the router sets them;
+   * and the one server this watcher measures there, null until its first session reached one.
+   */
+  private ServerWatchers servers;
+  private volatile ServerKey server;
 
   LagWatcher(String name, PgConnector connector, String heartbeatTable, Duration interval,
       String threadName) {
@@ -223,6 +229,74 @@ final class LagWatcher extends IntervalSession {
     beatNanos = UNKNOWN;
   }
 
+  /** Its sessions reach the server {@link ServerWatchers} gives it among those of its address. */
+  void measureServerOf(ServerWatchers s) {
+    servers = s;
+  }
+
+  /** From now on it measures {@code k} (and reconnects until it reaches it). */
+  void measures(ServerKey k) {
+    server = k;
+  }
+
+  /** The server it measures, null before it reached one. */
+  ServerKey server() {
+    return server;
+  }
+
+  /**
+   * Through an address that may reach several servers: connects until it reaches its own server
+   * (each session reaching another one makes that server known to {@link ServerWatchers}), a
+   * bounded number of tries. When every try reached one same other server, the address reaches
+   * that one alone now: the address's first watcher measures it instead.
+   */
+  @Override
+  Connection connect() throws SQLException {
+    ServerWatchers s = servers;
+    if (s == null) return super.connect();
+    for (int attempt = 0; attempt < 2; attempt++) {
+      int tries = 4 + 2 * s.known();
+      ServerKey only = null;
+      boolean oneOther = true;
+      for (int i = 0; i < tries; i++) {
+        Connection c = super.connect();
+        ServerKey k;
+        try {
+          k = ServerKey.read(c);
+        } catch (SQLException | RuntimeException e) {
+          closeQuietly(c);
+          throw e;
+        }
+        if (s.watcherFor(k) == this) return c;
+        closeQuietly(c);
+        if (only == null) {
+          only = k;
+        } else if (!only.equals(k)) {
+          oneOther = false;
+        }
+      }
+      if (!(this == s.first && oneOther && only != null && s.firstMovedTo(only))) {
+        throw new SQLException("omnium: replica " + name + ": " + tries + " sessions through"
+            + " the address reached other servers, none reached " + server, "08001");
+      }
+    }
+    throw new SQLException("omnium: replica " + name + " reaches no server steadily", "08001");
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException | RuntimeException ignored) {
+      // discarded either way
+    }
+  }
+
+  /** Rounds until the next look for other servers behind the address, and the current gap. */
+  private int roundsToDiscovery = 1;
+  private int discoveryGap = 1;
+  /** The longest gap between two looks for other servers, in rounds. */
+  static final int MAX_DISCOVERY_GAP = 64;
+
   @Override
   void prepare(Connection c) throws SQLException {
     identity = primaryIdentity == null ? null : ServerIdentity.read(c);
@@ -252,7 +326,39 @@ final class LagWatcher extends IntervalSession {
 
   @Override
   void round() {
+    ServerWatchers s = servers;
+    if (s != null && s.first == this) {
+      if (s.several()) s.forgetUnseen(System.nanoTime());
+      if (--roundsToDiscovery <= 0) discover(s);
+    }
     probe();
+    evaluateAlert();
+  }
+
+  /**
+   * One session through the address, closed at once, to see which server it reaches: a server
+   * no read has reached yet (the reads go elsewhere while the one server known is stale) is
+   * found this way. The gap doubles up to {@link #MAX_DISCOVERY_GAP} rounds, and starts again
+   * from one round when a server is found.
+   */
+  private void discover(ServerWatchers s) {
+    discoveryGap = Math.min(MAX_DISCOVERY_GAP, discoveryGap * 2);
+    roundsToDiscovery = discoveryGap;
+    try {
+      Connection c = connector().connect();
+      try {
+        int before = s.known();
+        s.watcherFor(ServerKey.read(c));
+        if (s.known() > before) discoveryGap = roundsToDiscovery = 1;
+      } finally {
+        closeQuietly(c);
+      }
+    } catch (SQLException | RuntimeException e) {
+      // the address does not answer: the probe finds and reports it
+    }
+  }
+
+  private void evaluateAlert() {
     LagAlert a = alert;
     if (a != null) {
       long now = System.nanoTime();

@@ -74,8 +74,7 @@ final class ReadBindings {
     boolean keep;
     if (b.route() == Route.REPLICA) {
       ReplicaEndpoint e = b.endpoint();
-      keep = !primaryOnly && e.watcher.isFresh(now, maxAgeNanos)
-          && (mustSee == 0 || Long.compareUnsigned(e.watcher.replayLsn(), mustSee) >= 0);
+      keep = !primaryOnly && e.isFresh(b.replicaSession(), now, maxAgeNanos, mustSee);
     } else {
       keep = primaryOnly || router.pickReplica(now, maxAgeNanos, mustSee) == null;
     }
@@ -101,7 +100,7 @@ final class ReadBindings {
       if (r != null) {
         Connection c;
         try {
-          c = r.borrow();
+          c = r.borrow(now, maxAgeNanos, checkPosition ? 0 : mustSee);
         } catch (SQLException e) {
           // The replica lent nothing within replicaAcquireTimeout: the fallback serves.
           router.replicaAcquireFailures.increment();

@@ -15,7 +15,10 @@ final class ReplicaEndpoint {
   private static final Logger log = LoggerFactory.getLogger(ReplicaEndpoint.class);
 
   final String name;
+  /** The address's watcher: its first server's (the only one, but behind a reader endpoint). */
   final LagWatcher watcher;
+  /** Every server the address reaches, each with its watcher; null when not asked. */
+  final ServerWatchers servers;
   final HikariDataSource pool;
   /** The pool's size while the server is a standby; 0 idle sessions kept while it is a primary. */
   private final int size;
@@ -37,16 +40,18 @@ final class ReplicaEndpoint {
    * @param size the number of idle sessions kept while the server is a standby
    */
   ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size) {
-    this(name, watcher, pool, size, true, null);
+    this(name, watcher, pool, size, true, null, null);
   }
 
   /**
    * @param countsLoad whether {@link #inUse()} is kept (the router has more than one replica)
    * @param onPromoted also run when the server turns out to be a primary (the router's part)
+   * @param servers the servers the address reaches, or null (not asked: one server)
    */
   ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size,
-                  boolean countsLoad, Runnable onPromoted) {
+                  boolean countsLoad, Runnable onPromoted, ServerWatchers servers) {
     this.name = name;
+    this.servers = servers;
     this.countsLoad = countsLoad;
     this.watcher = watcher;
     this.pool = pool;
@@ -76,23 +81,71 @@ final class ReplicaEndpoint {
   }
 
   /**
+   * Whether reads may come here: its server is fresh enough for {@code maxAgeNanos} and has
+   * replayed {@code minLsn} (0: any); behind a reader endpoint, any of its servers.
+   */
+  boolean isFresh(long nowNanos, long maxAgeNanos, long minLsn) {
+    ServerWatchers s = servers;
+    if (s == null || !s.several()) return fresh(watcher, nowNanos, maxAgeNanos, minLsn);
+    for (LagWatcher w : s.all()) {
+      if (fresh(w, nowNanos, maxAgeNanos, minLsn)) return true;
+    }
+    return false;
+  }
+
+  /** Like {@link #isFresh}, for the server the session {@code rs} reached. */
+  boolean isFresh(ReplicaSessionBase rs, long nowNanos, long maxAgeNanos, long minLsn) {
+    return fresh(serverOf(rs), nowNanos, maxAgeNanos, minLsn);
+  }
+
+  private LagWatcher serverOf(ReplicaSessionBase rs) {
+    LagWatcher w = rs == null ? null : rs.server;
+    return w == null ? watcher : w;
+  }
+
+  private static boolean fresh(LagWatcher w, long nowNanos, long maxAgeNanos, long minLsn) {
+    return w.isFresh(nowNanos, maxAgeNanos)
+        && (minLsn == 0 || Long.compareUnsigned(w.replayLsn(), minLsn) >= 0);
+  }
+
+  /** A connection whatever its server's freshness (tests); see the other {@code borrow}. */
+  Connection borrow() throws SQLException {
+    return borrow(0, Long.MAX_VALUE, 0);
+  }
+
+  /**
    * A connection of this replica, or null when its session reports the server as a primary
    * (in_hot_standby=off, PostgreSQL 14+): a read never runs on a primary through this pool.
+   * Behind a reader endpoint, only a session whose own server is fresh enough ({@link #isFresh}):
+   * one on a server that is not is closed (the pool opens another, which may reach another
+   * server), a few times, then null.
    */
-  Connection borrow() throws SQLException {
-    Connection c = pool.getConnection();
-    // the pool's proxy holds the session wrapper itself: one cheap unwrap, no chain to pgjdbc
-    ReplicaSessionBase rs = Binding.replicaSession(c);
-    boolean reported = rs != null ? rs.reportsPrimary() : RoleSignal.reportsPrimary(c);
-    // Also when another session reported the promotion since this replica was picked.
-    if (reported || watcher.state() == LagWatcher.State.NOT_IN_RECOVERY) {
-      Pools.release(pool, c, true);
-      if (reported) promoted();
-      return null;
+  Connection borrow(long nowNanos, long maxAgeNanos, long minLsn) throws SQLException {
+    ServerWatchers s = servers;
+    boolean several = s != null && s.several();
+    for (int tries = several ? 4 : 1; tries > 0; tries--) {
+      Connection c = pool.getConnection();
+      // the pool's proxy holds the session wrapper itself: one cheap unwrap, no chain to pgjdbc
+      ReplicaSessionBase rs = Binding.replicaSession(c);
+      LagWatcher server = serverOf(rs);
+      boolean reported = rs != null ? rs.reportsPrimary() : RoleSignal.reportsPrimary(c);
+      // Also when another session reported the promotion since this replica was picked.
+      if (reported || server.state() == LagWatcher.State.NOT_IN_RECOVERY) {
+        Pools.release(pool, c, true);
+        if (reported) promoted();
+        if (several && !reported) continue;
+        return null;
+      }
+      if (several && maxAgeNanos != Long.MAX_VALUE
+          && !fresh(server, nowNanos, maxAgeNanos, minLsn)) {
+        Pools.release(pool, c, true);
+        continue;
+      }
+      if (countsLoad) inUse.incrementAndGet();
+      lent.add(c);
+      return c;
     }
-    if (countsLoad) inUse.incrementAndGet();
-    lent.add(c);
-    return c;
+    return null;
   }
 
   /**

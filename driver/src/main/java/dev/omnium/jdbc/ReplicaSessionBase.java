@@ -40,6 +40,11 @@ abstract class ReplicaSessionBase extends DelegatingWrapper<Connection> implemen
    * ({@link StartupSettings}); null when its startup packet carried the settings.
    */
   TransactionSettings perTransaction;
+  /**
+   * The lag watcher of the server this session reached (its address may reach several: {@link
+   * ServerWatchers}); the session serves reads only while that server is fresh.
+   */
+  LagWatcher server;
 
   ReplicaSessionBase(Connection delegate, BooleanSupplier serverAnswers) {
     super(delegate);

@@ -4,7 +4,6 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -15,35 +14,64 @@ import javax.sql.DataSource;
  */
 final class ReplicaSessions implements DataSource {
   private final DataSource connector;
-  private final BooleanSupplier serverAnswers;
+  /** The servers its address reaches; null: sessions are not asked which server they reached. */
+  private final ServerWatchers servers;
+  private final LagWatcher watcher;
   /** What each transaction sets behind a pooler, known once the connector has connected. */
   private final Supplier<TransactionSettings> perTransaction;
 
   ReplicaSessions(DataSource connector, LagWatcher watcher) {
-    this(connector, watcher, () -> null);
+    this(connector, watcher, null, () -> null);
   }
 
-  ReplicaSessions(DataSource connector, LagWatcher watcher,
+  /**
+   * @param servers the servers of the address, which each new session learns it reached (one
+   *     query when it opens), or null
+   */
+  ReplicaSessions(DataSource connector, LagWatcher watcher, ServerWatchers servers,
       Supplier<TransactionSettings> perTransaction) {
     this.connector = connector;
+    this.watcher = watcher;
+    this.servers = servers;
     this.perTransaction = perTransaction;
-    this.serverAnswers = () -> watcher.state() == LagWatcher.State.OK
-        && watcher.effectiveLagNanos(System.nanoTime()) != Long.MAX_VALUE;
   }
 
   @Override
   public Connection getConnection() throws SQLException {
-    return withSettings(new ReplicaSession(connector.getConnection(), serverAnswers));
+    return session(connector.getConnection());
   }
 
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
-    return withSettings(new ReplicaSession(connector.getConnection(username, password),
-        serverAnswers));
+    return session(connector.getConnection(username, password));
   }
 
-  private ReplicaSession withSettings(ReplicaSession s) {
-    s.perTransaction = perTransaction.get(); // before the pool hands it to another thread
+  /** The session's server and what serves it, set before the pool hands it to another thread. */
+  private ReplicaSession session(Connection c) throws SQLException {
+    LagWatcher w = watcher;
+    if (servers != null) {
+      try {
+        ServerKey k = ServerKey.read(c);
+        w = servers.watcherFor(k);
+        if (w == null) {
+          throw new SQLException("omnium: replica address " + servers.name + " reaches more"
+              + " than " + ServerWatchers.MAX_SERVERS + " servers; a session on " + k
+              + " is not used", "08004");
+        }
+      } catch (SQLException | RuntimeException e) {
+        try {
+          c.close();
+        } catch (SQLException | RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+    }
+    LagWatcher server = w;
+    ReplicaSession s = new ReplicaSession(c, () -> server.state() == LagWatcher.State.OK
+        && server.effectiveLagNanos(System.nanoTime()) != Long.MAX_VALUE);
+    s.server = server;
+    s.perTransaction = perTransaction.get();
     return s;
   }
 

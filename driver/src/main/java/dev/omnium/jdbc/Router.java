@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -112,9 +113,19 @@ final class Router implements AutoCloseable, RouterMXBean {
       PgConnector watching = connector(Route.WATCHER, url, app + " lag watcher " + name);
       LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
           config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
+      // One address may reach several servers (a reader endpoint): a watcher for each.
+      // Each proves its own server is this cluster's, as the address's watcher does.
+      ServerWatchers servers = new ServerWatchers(name, watcher, k -> {
+        LagWatcher w = new LagWatcher(name + "/" + k, watching, config.heartbeatTable(),
+            config.heartbeatInterval(), "omnium-lag-" + app + "-" + name + "/" + k,
+            walSampler.timeline());
+        w.expectWriter(config.heartbeatWriter());
+        w.judgeAgainst(walSampler::identity);
+        return w;
+      }, Math.max(TimeUnit.SECONDS.toNanos(60), 20 * config.heartbeatInterval().toNanos()));
       // No idle minimum until the watcher saw a standby there (ReplicaEndpoint).
       HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, Route.REPLICA,
-          new ReplicaSessions(pooled, watcher, pooled::perTransaction),
+          new ReplicaSessions(pooled, watcher, servers, pooled::perTransaction),
           config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime(),
           config.readOnlyBegin());
       watcher.expectWriter(config.heartbeatWriter());
@@ -122,7 +133,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
           listeners));
       replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize(),
-          replicas.length > 1, this::primaryFound);
+          replicas.length > 1, this::primaryFound, servers);
       watcher.onTimeout(replicas[i]::abortLent);
       ReplicasByHost.add(replicas[i]);
     }
@@ -269,8 +280,7 @@ final class Router implements AutoCloseable, RouterMXBean {
     int bestLoad = Integer.MAX_VALUE;
     for (int k = 0; k < n; k++) {
       ReplicaEndpoint r = rs[(start + k) % n];
-      if (r.watcher.isFresh(nowNanos, maxAgeNanos)
-          && (minLsn == 0 || Long.compareUnsigned(r.watcher.replayLsn(), minLsn) >= 0)) {
+      if (r.isFresh(nowNanos, maxAgeNanos, minLsn)) {
         int load = r.inUse();
         if (load < bestLoad) {
           best = r;
@@ -368,10 +378,16 @@ final class Router implements AutoCloseable, RouterMXBean {
     credentials.closing();
     for (ReplicaEndpoint r : replicas) ReplicasByHost.remove(r);
     if (heartbeatWriter != null) heartbeatWriter.stop();
-    for (ReplicaEndpoint r : replicas) r.watcher.stop();
+    for (ReplicaEndpoint r : replicas) {
+      r.watcher.stop();
+      r.servers.stopOthers();
+    }
     if (walSampler != null) walSampler.stop();
     if (heartbeatWriter != null) heartbeatWriter.close();
-    for (ReplicaEndpoint r : replicas) r.watcher.close();
+    for (ReplicaEndpoint r : replicas) {
+      r.watcher.close();
+      r.servers.closeOthers();
+    }
     if (walSampler != null) walSampler.close();
     for (ReplicaEndpoint r : replicas) r.pool.close();
     fallback.close();
@@ -389,28 +405,60 @@ final class Router implements AutoCloseable, RouterMXBean {
 
   // ---- RouterMXBean ----
 
+  /**
+   * Each replica address, and behind one that reaches several servers each server as
+   * {@code address/server} (its own listen address: {@link ServerKey}).
+   */
   @Override
   public String[] getReplicas() {
-    String[] names = new String[replicas.length];
-    for (int i = 0; i < names.length; i++) names[i] = replicas[i].name;
-    return names;
+    List<String> names = new ArrayList<>();
+    for (ReplicaEndpoint r : replicas) {
+      names.add(r.name);
+      LagWatcher[] all = r.servers.all();
+      for (int i = 0; all.length > 1 && i < all.length; i++) names.add(serverName(r, all[i]));
+    }
+    return names.toArray(new String[0]);
   }
 
+  /** {@code address/server}: a server behind an address that reaches several. */
+  private static String serverName(ReplicaEndpoint r, LagWatcher w) {
+    ServerKey k = w.server();
+    return r.name + "/" + (k == null ? "?" : k.label);
+  }
+
+  /**
+   * Per address its first server's lag (the address's watcher), and behind an address that
+   * reaches several servers, each server's.
+   */
   @Override
   public Map<String, Long> getEffectiveLagMillis() {
     long now = System.nanoTime();
     Map<String, Long> lag = new LinkedHashMap<>();
     for (ReplicaEndpoint r : replicas) {
-      long nanos = r.watcher.effectiveLagNanos(now);
-      lag.put(r.name, nanos == Long.MAX_VALUE ? -1L : TimeUnit.NANOSECONDS.toMillis(nanos));
+      lag.put(r.name, lagMillis(r.watcher, now));
+      LagWatcher[] all = r.servers.all();
+      for (int i = 0; all.length > 1 && i < all.length; i++) {
+        lag.put(serverName(r, all[i]), lagMillis(all[i], now));
+      }
     }
     return lag;
+  }
+
+  private static long lagMillis(LagWatcher w, long now) {
+    long nanos = w.effectiveLagNanos(now);
+    return nanos == Long.MAX_VALUE ? -1L : TimeUnit.NANOSECONDS.toMillis(nanos);
   }
 
   @Override
   public Map<String, String> getReplicaStates() {
     Map<String, String> states = new LinkedHashMap<>();
-    for (ReplicaEndpoint r : replicas) states.put(r.name, r.watcher.state().name());
+    for (ReplicaEndpoint r : replicas) {
+      states.put(r.name, r.watcher.state().name());
+      LagWatcher[] all = r.servers.all();
+      for (int i = 0; all.length > 1 && i < all.length; i++) {
+        states.put(serverName(r, all[i]), all[i].state().name());
+      }
+    }
     return states;
   }
 

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumDataSource;
+import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.sandbox.testkit.RouterBean;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -30,9 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * address: no read may be stale beyond maxAge, and most reads must run on the fresh replica,
  * whichever server the lag watcher's own session reached.
  *
- * <p><b>Not in any Failsafe execution yet</b> (integration-tests/pom.xml excludes
- * {@code **}{@code /endpoint/**}): it fails until the endpoint work lands, and shows the defect the
- * issue reports. Run it with {@code mvn -pl integration-tests -am verify -Pendpoint}.
+ * <p>The router's JMX bean names each server behind the address with its own lag and state.
  */
 class ReaderEndpointIT {
   private static final Duration MAX_AGE = Duration.ofSeconds(1);
@@ -106,6 +106,19 @@ class ReaderEndpointIT {
         r.start();
       }
       Poll.pause(10_000); // the load: 10 s of reads against a writer committing every 20 ms
+      // each server behind the endpoint, by its own address, with its own lag and state
+      RouterMXBean router = RouterBean.of("endpoint");
+      Map<String, String> states = router.getReplicaStates();
+      Map<String, Long> lag = router.getEffectiveLagMillis();
+      String address = SANDBOX.readerEndpoint().hostPort();
+      String freshServer = address + "/127.0.0.1:" + fresh;
+      String pausedServer = address + "/127.0.0.1:" + paused;
+      assertTrue(List.of(router.getReplicas()).containsAll(List.of(freshServer, pausedServer)),
+          List.of(router.getReplicas()).toString());
+      assertEquals("OK", states.get(freshServer), "states " + states);
+      assertTrue(lag.get(freshServer) >= 0, "the fresh server's lag is known: " + lag);
+      assertTrue(lag.get(pausedServer) == -1 || lag.get(pausedServer) > MAX_AGE.toMillis(),
+          "the paused server is stale: lag " + lag + ", states " + states);
       stop.set(true);
       for (Thread r : readers) r.join(30_000);
       writer.join(30_000);
