@@ -130,6 +130,9 @@ class ReaderEndpointIT {
     Map<Integer, Integer> reads = new TreeMap<>();
     byPort.forEach((k, v) -> reads.put(k, v.get()));
     int total = reads.values().stream().mapToInt(Integer::intValue).sum();
+    System.out.printf("ReaderEndpointIT (PostgreSQL %s): %d reads in 10 s, by server port %s"
+        + " (fresh %d, paused %d, else the primary: fallback); %d staleness violations%n",
+        SANDBOX.cluster().version(), total, reads, fresh, paused, violations.get());
     assertEquals(0, violations.get(), "staleness violations, worst " + worstNanos.get() / 1_000_000
         + " ms; reads by server port " + reads + " (fresh " + fresh + ", paused " + paused + ")");
     assertTrue(reads.getOrDefault(fresh, 0) > total / 2, "most reads on the fresh replica "
