@@ -92,7 +92,7 @@ final class OmniumCli {
     props.putIfAbsent("socketTimeout", "30");
     HeartbeatWriter writer = new HeartbeatWriter(
         new PgConnector(config.primaryUrl(), props, config.applicationName() + " heartbeat writer")
-            .settingsBy(StartupSettings.of(config, Route.HEARTBEAT)),
+            .settingsBy(StartupSettings.of(config, Route.HEARTBEAT, config.primaryUrl())),
         config.heartbeatTable(), config.heartbeatInterval(), "omnium-heartbeat");
     CountDownLatch stop = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

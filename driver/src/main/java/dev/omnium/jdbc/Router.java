@@ -162,7 +162,8 @@ final class Router implements AutoCloseable, RouterMXBean {
    */
   static PgConnector primaryLogin(OmniumConfig config) {
     return new PgConnector(config.primaryUrl(), ClientTimeouts.apply(config, Route.PRIMARY,
-        config.physicalProperties(Route.PRIMARY)), config.applicationName() + " primary");
+        config.physicalProperties(Route.PRIMARY)), config.applicationName() + " primary")
+        .settingsBy(StartupSettings.of(config, Route.PRIMARY, config.primaryUrl()));
   }
 
   /**
@@ -209,7 +210,7 @@ final class Router implements AutoCloseable, RouterMXBean {
         config.lagAlertThreshold().toNanos()));
     PgConnector connector = credentials.track(Route.HEARTBEAT,
         new PgConnector(primaryUrl, p, app + " primary lag sampler")
-            .settingsBy(StartupSettings.of(config, Route.HEARTBEAT)));
+            .settingsBy(StartupSettings.of(config, Route.HEARTBEAT, primaryUrl)));
     return new PrimaryWalSampler(connector, WalTimeline.covering(horizon, interval),
         config.heartbeatInterval(), "omnium-wal-" + app);
   }
@@ -226,7 +227,8 @@ final class Router implements AutoCloseable, RouterMXBean {
     PgConnector c = route == Route.FALLBACK
         ? PgConnector.primaryAmong(config.primaryHostUrls(), p, label)
         : new PgConnector(url, p, label, route == Route.REPLICA);
-    return credentials.track(route, c.settingsBy(StartupSettings.of(config, route)));
+    return credentials.track(route, c.settingsBy(StartupSettings.of(config, route,
+        route == Route.FALLBACK ? String.join(",", config.primaryHostUrls()) : url)));
   }
 
   /**

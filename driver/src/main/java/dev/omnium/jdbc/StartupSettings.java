@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Properties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,10 +49,21 @@ final class StartupSettings {
     if (perTransactionOnly) state = PER_TRANSACTION; // built at the first connect
   }
 
-  /** The settings of {@code route} as {@code config} gives them. */
-  static StartupSettings of(OmniumConfig config, Route route) {
-    return new StartupSettings(config.sessionSettings(route), config.userOptions(),
-        config.poolerTransaction());
+  /**
+   * What every connector of one address, route and settings shares: whether a pooler sits in
+   * front is found out once per process, and what a login found serves every later connector of
+   * the same address (a driver-mode connection's own primary login, its router's, a new router's).
+   */
+  private static final ConcurrentHashMap<String, StartupSettings> SHARED =
+      new ConcurrentHashMap<>();
+
+  /** The settings of {@code route} as {@code config} gives them, for sessions of {@code url}. */
+  static StartupSettings of(OmniumConfig config, Route route, String url) {
+    Map<String, String> expected = config.sessionSettings(route);
+    String key = url + '\n' + route + '\n' + expected + '\n' + config.userOptions() + '\n'
+        + config.poolerTransaction();
+    return SHARED.computeIfAbsent(key, k -> new StartupSettings(expected, config.userOptions(),
+        config.poolerTransaction()));
   }
 
   /** What each transaction sets once sessions get them that way; null while the packet does. */
