@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.util.Map;
 import java.util.Properties;
-import org.postgresql.util.PSQLException;
 
 /**
  * The agent's entry into the driver. Compiled in the agent module but in the driver's package, and
@@ -57,9 +56,23 @@ public final class AgentSupport {
         + (agentQuery == null || agentQuery.isEmpty() ? "" : "?" + agentQuery);
     try {
       return Holder.DRIVER.connect(url, props);
-    } catch (PSQLException loginFailed) { // a bad key is no PSQLException: pgjdbc connects then
-      return loginFailed; // pgjdbc's own error for the same login: trying again there would repeat it
+    } catch (SQLException e) {
+      // pgjdbc's own error for the same login: trying again there would repeat it. A bad key is
+      // no PSQLException: pgjdbc connects then.
+      if (isPgjdbcError(e)) return e;
+      throw e;
     }
+  }
+
+  /**
+   * By name: this class must load where pgjdbc is not visible (a Spring Boot fat jar at premain,
+   * see validate), and a catch clause of pgjdbc's type would make its verification need pgjdbc.
+   */
+  private static boolean isPgjdbcError(SQLException e) {
+    for (Class<?> c = e.getClass(); c != null; c = c.getSuperclass()) {
+      if (c.getName().equals("org.postgresql.util.PSQLException")) return true;
+    }
+    return false;
   }
 
   /**
