@@ -5,7 +5,8 @@
 # with C1 only and a small serial heap: less JIT work on 2 cores, and the numbers do not matter here.
 # The throughput benchmark runs only at 16 threads here (1 and 4 threads run the same code), and the
 # routing decision only with its clock read (decideClockGiven is the same call minus System.nanoTime()).
-# About 1 minute more runs the interleaved runner, the JFR and perf breakdowns and the report on tiny inputs;
+# About 2 minutes more run the interleaved runner, the JFR and perf breakdowns, one process of each stack of
+# the fleet benchmark and the report on tiny inputs;
 # last, the README's performance summary is checked against the committed results.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -42,8 +43,15 @@ OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.KernelProfile --roun
   --out "$out/kernel.md" > "$out/kernel.log" 2>&1 || {
     tail -n 40 "$out/kernel.log"; echo "benchmarks smoke: KernelProfile failed" >&2; exit 1; }
 cat "$out/kernel.md" >> "$out/profile.md"
+# The fleet benchmark (benchmarks/fleet.sh): one process of each stack, a few seconds per phase.
+java -cp "$jar" dev.omnium.bench.Fleet --processes 1 --idle-settle 2s --window 2s --load-settle 1s \
+  --out "$out/fleet.md" > "$out/fleet.log" 2>&1 || {
+    tail -n 40 "$out/fleet.log"; echo "benchmarks smoke: Fleet failed" >&2; exit 1; }
 java -cp "$jar" dev.omnium.bench.Report --results "$out/smoke.json" --interleaved "$out/interleaved.md" \
-  --profile "$out/profile.md" --out "$out/performance.md" --readme-out "$out/README-performance.md" > /dev/null
+  --profile "$out/profile.md" --fleet "$out/fleet.md" --out "$out/performance.md" \
+  --readme-out "$out/README-performance.md" > /dev/null
+grep -q "## 9. A fleet of processes" "$out/performance.md" || {
+  echo "benchmarks smoke: the report lacks the fleet section" >&2; exit 1; }
 grep -q "throughput ≥ 0.97" "$out/README-performance.md" || {
   echo "benchmarks smoke: the README block lacks the throughput targets" >&2; exit 1; }
 # The README's performance summary must be the block generated from the newest full run committed
