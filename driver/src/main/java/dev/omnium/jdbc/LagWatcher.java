@@ -5,6 +5,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -64,7 +66,8 @@ final class LagWatcher extends IntervalSession {
   private volatile long replayLsn; // 0: unknown (compares below every real position)
   private volatile State state = State.STARTING;
   private volatile String lastError;
-  private LagAlert alert;
+  /** Evaluated after every probe: one per router that holds this watcher. */
+  private final List<LagAlert> alerts = new CopyOnWriteArrayList<>();
   private Runnable onTimeout;
   /** This process writes the heartbeat too: a missing table at first start is expected, briefly. */
   private boolean writerHere;
@@ -102,13 +105,13 @@ final class LagWatcher extends IntervalSession {
     this.stallNanos = Math.max(2 * intervalNanos(), TimeUnit.MILLISECONDS.toNanos(1000));
   }
 
-  /** Set before {@link #start()}: the alert evaluated after every probe. */
+  /** An alert evaluated after every probe (a router's; the watcher may serve several). */
   void alertWith(LagAlert alert) {
-    this.alert = alert;
+    alerts.add(alert);
   }
 
-  LagAlert alert() {
-    return alert;
+  void removeAlert(LagAlert alert) {
+    alerts.remove(alert);
   }
 
   /**
@@ -253,10 +256,10 @@ final class LagWatcher extends IntervalSession {
   @Override
   void round() {
     probe();
-    LagAlert a = alert;
-    if (a != null) {
+    if (!alerts.isEmpty()) {
       long now = System.nanoTime();
-      a.evaluate(now, effectiveLagNanos(now));
+      long lag = effectiveLagNanos(now);
+      for (LagAlert a : alerts) a.evaluate(now, lag);
     }
   }
 
@@ -426,6 +429,11 @@ final class LagWatcher extends IntervalSession {
 
   /** Null until the first answer: the server's role as last seen. */
   private Boolean standby;
+
+  /** Whether the last answer said the server is a standby (false also before any answer). */
+  synchronized boolean knownStandby() {
+    return Boolean.TRUE.equals(standby);
+  }
 
   @Override
   public String toString() {

@@ -13,7 +13,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
-/** Builds the internal HikariCP pools the same way for every route. */
+/**
+ * Builds the internal HikariCP pools the same way for every route; they share one housekeeping
+ * thread.
+ */
 final class Pools {
   /**
    * HikariCP evicts on some statement-level states too (0A000, e.g. FOR UPDATE on a standby or a
@@ -47,9 +50,36 @@ final class Pools {
     }
   }
 
+  /**
+   * One housekeeping thread for every internal pool of the process (HikariCP starts one per pool
+   * otherwise): idle timeouts, lifetimes and minimum idle sessions are a few quick checks every
+   * 30 s each; HikariCP does not shut down an executor it was given.
+   */
+  private static final ScheduledThreadPoolExecutor HOUSEKEEPER = housekeeper();
+
+  private static ScheduledThreadPoolExecutor housekeeper() {
+    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "omnium-pool-housekeeper");
+      t.setDaemon(true);
+      return t;
+    });
+    e.setRemoveOnCancelPolicy(true); // a closed session's lifetime task leaves with it
+    e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    return e;
+  }
+
   /** @param route whose sessions the pool lends, as {@link Route#lentAutoCommit} says */
   static HikariDataSource create(String poolName, Route route, DataSource connector, int size,
                                  int minIdle, Duration acquireTimeout, Duration maxLifetime) {
+    return create(poolName, route, connector, size, minIdle, acquireTimeout, maxLifetime, null);
+  }
+
+  /**
+   * @param idleTimeout how long a session beyond {@code minIdle} stays unused before it is closed;
+   *     null: HikariCP's default
+   */
+  static HikariDataSource create(String poolName, Route route, DataSource connector, int size,
+      int minIdle, Duration acquireTimeout, Duration maxLifetime, Duration idleTimeout) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(poolName.replace(':', '_')); // HikariCP's JMX names refuse ':'
     hc.setDataSource(connector);
@@ -59,6 +89,8 @@ final class Pools {
     hc.setConnectionTimeout(timeout);
     hc.setValidationTimeout(Math.max(250, Math.min(timeout, 2000)));
     hc.setMaxLifetime(Math.max(30_000, maxLifetime.toMillis()));
+    if (idleTimeout != null) hc.setIdleTimeout(Math.max(10_000, idleTimeout.toMillis()));
+    hc.setScheduledExecutor(HOUSEKEEPER);
     // A replica or primary that is down at start-up must not stop the application from starting.
     hc.setInitializationFailTimeout(-1);
     hc.setRegisterMbeans(true);

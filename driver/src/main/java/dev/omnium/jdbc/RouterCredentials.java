@@ -30,6 +30,11 @@ final class RouterCredentials implements PgConnector.Logins {
   static final int PROOFS = 64;
 
   private final List<Tracked> connectors = new CopyOnWriteArrayList<>();
+  /**
+   * Connectors of background sessions shared with other routers ({@link BackgroundSessions}): they
+   * take the sets this router proves, but report their logins to no router and live on after it.
+   */
+  private final List<Tracked> followed = new CopyOnWriteArrayList<>();
   private final byte[] salt = CredentialSet.salt();
   private final long ttlNanos;
   /** Digest to the nanoTime of the last login that used it; least recently proven first. */
@@ -56,6 +61,18 @@ final class RouterCredentials implements PgConnector.Logins {
     connectors.add(new Tracked(route, connector));
     connector.reportTo(route.replicaSide() ? null : this, current);
     return connector;
+  }
+
+  /**
+   * A connector this router shares with other routers ({@link BackgroundSessions}): it takes this
+   * router's rotated credentials too, but its life is not this router's.
+   */
+  void follow(Route route, PgConnector connector) {
+    followed.add(new Tracked(route, connector));
+  }
+
+  void unfollow(PgConnector connector) {
+    followed.removeIf(t -> t.connector() == connector);
   }
 
   /** Router close: see {@link PgConnector#closing()}. */
@@ -104,12 +121,14 @@ final class RouterCredentials implements PgConnector.Logins {
         currentRefused = false;
         return;
       }
-      for (Tracked t : connectors) {
-        Map<String, String> secrets = config.secrets(t.route());
-        if (t.route().replicaSide()) {
-          t.connector().offerSecrets(secrets, digest);
-        } else {
-          t.connector().useSecrets(secrets, digest);
+      for (List<Tracked> list : List.of(connectors, followed)) {
+        for (Tracked t : list) {
+          Map<String, String> secrets = config.secrets(t.route());
+          if (t.route().replicaSide()) {
+            t.connector().offerSecrets(secrets, digest);
+          } else {
+            t.connector().useSecrets(secrets, digest);
+          }
         }
       }
       current = digest;
