@@ -53,13 +53,17 @@ final class Pools {
   /**
    * One housekeeping thread for every internal pool of the process (HikariCP starts one per pool
    * otherwise): idle timeouts, lifetimes and minimum idle sessions are a few quick checks every
-   * 30 s each; HikariCP does not shut down an executor it was given.
+   * 30 s each; HikariCP does not shut down an executor it was given. With an OpenTelemetry agent
+   * the thread is quiet: HikariCP's keep-alive validations there make no span.
    */
   private static final ScheduledThreadPoolExecutor HOUSEKEEPER = housekeeper();
 
   private static ScheduledThreadPoolExecutor housekeeper() {
     ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "omnium-pool-housekeeper");
+      Thread t = new Thread(() -> {
+        Tracing.quietThread();
+        r.run();
+      }, "omnium-pool-housekeeper");
       t.setDaemon(true);
       return t;
     });
@@ -96,22 +100,12 @@ final class Pools {
     hc.setRegisterMbeans(true);
     hc.setAutoCommit(route.lentAutoCommit);
     hc.setExceptionOverride(EVICT_ONLY_DEAD_SESSIONS);
-    // with an OpenTelemetry agent: HikariCP's keep-alive validations run on a quiet thread
-    ScheduledThreadPoolExecutor housekeeper = Tracing.housekeeper(hc.getPoolName());
-    if (housekeeper != null) hc.setScheduledExecutor(housekeeper);
     synchronized (Pools.class) {
       MetricsTrackerFactory factory = metricsTrackerFactory;
       if (factory != null) {
         hc.setMetricsTrackerFactory(PoolWait.metrics(factory));
       }
-      HikariDataSource pool = housekeeper == null ? new HikariDataSource(hc)
-          : new HikariDataSource(hc) {
-        @java.lang.Override
-        public void close() {
-          super.close();
-          housekeeper.shutdownNow(); // HikariCP leaves a scheduler it was given running
-        }
-      };
+      HikariDataSource pool = new HikariDataSource(hc);
       OPEN.removeIf(HikariDataSource::isClosed);
       OPEN.add(pool);
       return pool;
