@@ -156,6 +156,8 @@ public final class Fleet {
     double application;
     /** The driver's own statements per second, by application_name. */
     final Map<String, Double> own = new TreeMap<>();
+    /** The application's statements per second, by what they began with (the log only). */
+    final Map<String, Double> applicationSql = new TreeMap<>();
 
     double own() {
       return all - application;
@@ -333,6 +335,9 @@ public final class Fleet {
         st.all += 1 / secs;
         if (held.contains(node.port() + ":" + pid)) {
           st.application += 1 / secs;
+          String sql = line.substring(mt.end()).trim();
+          st.applicationSql.merge(sql.substring(0, Math.min(40, sql.length())), 1 / secs,
+              Double::sum);
         } else {
           st.own.merge(mt.group(3), 1 / secs, Double::sum);
         }
@@ -538,7 +543,8 @@ public final class Fleet {
       b.append(" | ").append(e.getKey()).append(": ").append(e.getValue().all).append(" sessions (own ")
           .append(e.getValue().own()).append(' ').append(e.getValue().own).append("), ")
           .append(String.format(Locale.ROOT, "%.1f", st.all)).append(" statements/s (own ")
-          .append(rates(st.own, 1)).append(')');
+          .append(rates(st.own, 1)).append("; application ").append(rates(st.applicationSql, 1))
+          .append(')');
     }
     b.append(" | connects under load ").append(r.loadConnects).append(" | errors ").append(r.errors);
     return b.toString();
