@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p>A pool's connect takes a slot ({@link CappedSessions}); the slot is free again once the
  * session is closed, whichever way (its pool's eviction, idle timeout, lifetime, shutdown, an
  * abort). When none is free, the connect closes the idle sessions of the other pools of the cap
- * that lend nothing now, and waits, bounded, for a slot; while a connect waits, a session given
- * back to any pool of the cap is closed rather than kept ({@link #crowded()}), so a busy pool
- * makes room for another one too.
+ * (first of those that lend nothing now), and waits, bounded, for a slot; while a connect waits,
+ * a session given back to any pool of the cap is closed rather than kept ({@link #crowded()}), so
+ * a busy pool makes room for another one too.
  */
 final class SessionCap {
   private static final Logger log = LoggerFactory.getLogger(SessionCap.class);
@@ -165,18 +165,27 @@ final class SessionCap {
   }
 
   /**
-   * Closes the idle sessions of every other pool of the cap that lends none now (HikariCP closes
-   * each pool's idle sessions on its own closer thread; a session lent meanwhile is closed when it
-   * comes back).
+   * Closes the idle sessions of the other pools of the cap: of those that lend none now, or when
+   * none of them has any, of those that do (HikariCP closes a pool's idle sessions on its closer
+   * thread, and the ones it lends when they are next borrowed).
    */
   private void reclaimIdle(HikariDataSource requester) {
+    if (reclaimIdle(requester, false)) return;
+    reclaimIdle(requester, true);
+  }
+
+  private boolean reclaimIdle(HikariDataSource requester, boolean alsoBusy) {
+    boolean any = false;
     for (Member m : members) {
       if (m.pool() == requester || m.pool().isClosed()) continue;
       HikariPoolMXBean bean = m.pool().getHikariPoolMXBean();
-      if (bean != null && bean.getIdleConnections() > 0 && bean.getActiveConnections() == 0) {
+      if (bean != null && bean.getIdleConnections() > 0
+          && (alsoBusy || bean.getActiveConnections() == 0)) {
         bean.softEvictConnections();
+        any = true;
       }
     }
+    return any;
   }
 
   private static boolean closed(Connection c) {
