@@ -1,20 +1,16 @@
 package dev.omnium.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * The data source of an internal pool whose sessions count against a process-wide
  * {@link SessionCap}: each connect takes a slot first, waiting at most as long as a borrower of
  * the pool waits.
  */
-final class CappedSessions implements DataSource {
+final class CappedSessions extends DelegatingDataSource {
   private final PgConnector connector;
   private final SessionCap cap;
   private final long waitNanos;
@@ -24,6 +20,7 @@ final class CappedSessions implements DataSource {
 
   /** @param setting the key that sizes the cap, for the error when no slot comes */
   CappedSessions(PgConnector connector, SessionCap cap, long waitNanos, String setting) {
+    super(connector);
     this.connector = connector;
     this.cap = cap;
     this.waitNanos = waitNanos;
@@ -34,10 +31,6 @@ final class CappedSessions implements DataSource {
   HikariDataSource feeds(HikariDataSource pool) {
     this.pool = pool;
     return pool;
-  }
-
-  SessionCap cap() {
-    return cap;
   }
 
   @Override
@@ -71,34 +64,5 @@ final class CappedSessions implements DataSource {
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
     return connector.getConnection(username, password);
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return connector.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    connector.setLogWriter(out);
-  }
-
-  @Override public void setLoginTimeout(int seconds) { connector.setLoginTimeout(seconds); }
-  /** The connector's: HikariCP's shutdown reads it (see {@link PgConnector#getLoginTimeout()}). */
-  @Override public int getLoginTimeout() { return connector.getLoginTimeout(); }
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return connector.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    if (iface.isInstance(this)) return iface.cast(this);
-    return connector.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) {
-    return iface.isInstance(this) || connector.isWrapperFor(iface);
   }
 }

@@ -192,19 +192,24 @@ class FootprintIT {
 
   private static Where readOnly(HikariDataSource pool) throws SQLException {
     try (Connection c = pool.getConnection()) {
-      c.setReadOnly(true);
-      c.setAutoCommit(false);
-      Where w = Where.of(c);
-      try (PreparedStatement ps = c.prepareStatement("SELECT v FROM items WHERE id = ?")) {
-        ps.setInt(1, 42);
-        try (ResultSet rs = ps.executeQuery()) {
-          assertTrue(rs.next());
-          assertEquals(294, rs.getInt(1));
-        }
-      }
-      c.commit();
-      return w;
+      return readOnlyTransaction(c);
     }
+  }
+
+  /** One read-only transaction on {@code c} (left read-only, auto-commit off): where it ran. */
+  static Where readOnlyTransaction(Connection c) throws SQLException {
+    c.setReadOnly(true);
+    c.setAutoCommit(false);
+    Where w = Where.of(c);
+    try (PreparedStatement ps = c.prepareStatement("SELECT v FROM items WHERE id = ?")) {
+      ps.setInt(1, 42);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next());
+        assertEquals(294, rs.getInt(1));
+      }
+    }
+    c.commit();
+    return w;
   }
 
   /**

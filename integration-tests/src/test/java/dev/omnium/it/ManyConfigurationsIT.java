@@ -13,7 +13,6 @@ import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -97,19 +96,8 @@ class ManyConfigurationsIT {
   }
 
   private static Where readOnly(Connection c) throws SQLException {
-    c.setReadOnly(true);
-    c.setAutoCommit(false);
     try {
-      Where w = Where.of(c);
-      try (PreparedStatement ps = c.prepareStatement("SELECT v FROM items WHERE id = ?")) {
-        ps.setInt(1, 42);
-        try (ResultSet rs = ps.executeQuery()) {
-          assertTrue(rs.next());
-          assertEquals(294, rs.getInt(1));
-        }
-      }
-      c.commit();
-      return w;
+      return FootprintIT.readOnlyTransaction(c);
     } finally {
       c.setAutoCommit(true);
       c.setReadOnly(false);
