@@ -29,7 +29,7 @@
 # defaults). QUICK=1: a short run of every step (a few minutes) to check the tooling, not to measure.
 # REPORT_ONLY=1: measure nothing; regenerate docs/performance.md and the README block from the newest
 # full run in benchmarks/results (benchmarks/fleet.sh does this after its own run).
-# Section 9 (a fleet of processes) comes from the newest benchmarks/results/<date>-fleet.md, which
+# Section 10 (a fleet of processes) comes from the newest benchmarks/results/<date>-fleet.md, which
 # benchmarks/fleet.sh writes (about 45 minutes of its own: not part of this run).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -50,7 +50,7 @@ java -cp "$jar" dev.omnium.bench.Fleet --processes 1 --idle-settle 2s --window 2
 java -cp "$jar" dev.omnium.bench.Report --results "$out/smoke.json" --interleaved "$out/interleaved.md" \
   --profile "$out/profile.md" --fleet "$out/fleet.md" --out "$out/performance.md" \
   --readme-out "$out/README-performance.md" > /dev/null
-grep -q "## 9. A fleet of processes" "$out/performance.md" || {
+grep -q "## 10. A fleet of processes" "$out/performance.md" || {
   echo "benchmarks smoke: the report lacks the fleet section" >&2; exit 1; }
 grep -q "throughput ≥ 0.97" "$out/README-performance.md" || {
   echo "benchmarks smoke: the README block lacks the throughput targets" >&2; exit 1; }

@@ -305,10 +305,10 @@ public final class Report {
     }
 
     if (fleet != null) {
-      b.append("## 9. A fleet of processes: what each process costs the servers\n\n");
+      b.append("## 10. A fleet of processes: what each process costs the servers\n\n");
       String section = fleet.replaceAll("(?m)^<!--.*-->\\R", "").replaceFirst("### A fleet of processes\\R\\R", "");
       for (char sub = 'a'; section.contains("\n#### ") || section.startsWith("#### "); sub++) {
-        section = section.replaceFirst("(?m)^#### ", "### 9" + sub + ". ");
+        section = section.replaceFirst("(?m)^#### ", "### 10" + sub + ". ");
       }
       b.append(section);
     }
@@ -400,7 +400,7 @@ public final class Report {
       b.append("| ").append(t[3]).append(", idle: at most ").append(t[1]).append(" session(s) of its own on ")
           .append("the primary and ").append(t[2]).append(" on the replica, per process | ")
           .append(String.format(Locale.ROOT, "%s on the primary (%.2f statements/s), %s on the replica (%.2f "
-              + "statements/s), %d process(es), section 9", Fleet.num(primary[1]), primary[2], Fleet.num(replica[1]), replica[2],
+              + "statements/s), %d process(es), section 10", Fleet.num(primary[1]), primary[2], Fleet.num(replica[1]), replica[2],
               (int) primary[0]))
           .append(" | ").append(met ? "met" : "**missed**").append(" |\n");
     }
