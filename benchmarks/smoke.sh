@@ -58,8 +58,9 @@ grep -q "throughput ≥ 0.97" "$out/README-performance.md" || {
 # in benchmarks/results (Report --check-readme): a hand edit or a run left unpasted fails here.
 latest="$(ls "$here"/results/*-interleaved.md | sort | tail -n 1)"
 run="${latest%-interleaved.md}"
+fleet="$(ls "$here"/results/*-fleet.md 2>/dev/null | sort | tail -n 1 || true)" # as benchmarks/run.sh takes it
 java -cp "$jar" dev.omnium.bench.Report --results "$run.json" --roundtrips "$run-roundtrips.md" \
-  --interleaved "$run-interleaved.md" --profile "$run-profile.md" --out "$out/check.md" \
+  --interleaved "$run-interleaved.md" --profile "$run-profile.md" ${fleet:+--fleet "$fleet"} --out "$out/check.md" \
   --check-readme "$here/../README.md" || {
     echo "benchmarks smoke: README.md's '## Performance' block is not the one generated from $run.*:" \
       "paste benchmarks/results/README-performance.md of that run (benchmarks/run.sh writes it)" >&2
