@@ -1,5 +1,6 @@
 package dev.omnium.jdbc;
 
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -103,12 +104,73 @@ final class BackgroundSessions {
     final PgConnector connector;
     /** The endpoints told of a role change or a probe timeout (lag watchers only). */
     final List<ReplicaEndpoint> endpoints = new CopyOnWriteArrayList<>();
+    /** The routers told of the connector's logins (primary side only: see {@link Followers}). */
+    final Followers followers;
     private Object key;
     private int holders; // guarded by BackgroundSessions.class
 
+    /** A replica-side session: its logins prove nothing (see {@link RouterCredentials}). */
     Shared(T session, PgConnector connector) {
+      this(session, connector, null);
+    }
+
+    /**
+     * @param followers the routers {@code connector} reports its logins to, made for it before its
+     *     first login ({@link Followers#reportingFrom}); null: none
+     */
+    Shared(T session, PgConnector connector, Followers followers) {
       this.session = session;
       this.connector = connector;
+      this.followers = followers;
+    }
+  }
+
+  /**
+   * The routers that hold a shared primary-side session (WAL sampler, heartbeat writer). Its
+   * logins prove or refute a credential set as a router's own would: each router whose set is the
+   * one the session logs in with is told, under its own digest (a router's digests are salted
+   * with its own salt, so the set is compared by its secrets, which are never printed). A password
+   * changed on the server thus withdraws the proof of every router that used it.
+   */
+  static final class Followers implements PgConnector.Logins {
+    private final List<RouterCredentials> routers = new CopyOnWriteArrayList<>();
+    /** The secrets ({@code OmniumConfig.secretsKey()}) of the set the connector logs in with. */
+    private volatile Object secretsKey;
+
+    private Followers(Object secretsKey) {
+      this.secretsKey = secretsKey;
+    }
+
+    /** Reports {@code connector}'s logins, made with {@code config}'s secrets, from now on. */
+    static Followers reportingFrom(PgConnector connector, OmniumConfig config) {
+      Followers f = new Followers(config.secretsKey());
+      connector.reportTo(f, "shared");
+      return f;
+    }
+
+    void add(RouterCredentials router) {
+      routers.add(router);
+    }
+
+    void remove(RouterCredentials router) {
+      routers.remove(router);
+    }
+
+    /** A router rotated the connector's credentials to {@code config}'s. */
+    void secretsOf(OmniumConfig config) {
+      secretsKey = config.secretsKey();
+    }
+
+    @Override
+    public void loggedIn(String digest) {
+      Object k = secretsKey;
+      for (RouterCredentials r : routers) r.followedLogin(k, null);
+    }
+
+    @Override
+    public void refused(String digest, SQLException e) {
+      Object k = secretsKey;
+      for (RouterCredentials r : routers) r.followedLogin(k, e);
     }
   }
 

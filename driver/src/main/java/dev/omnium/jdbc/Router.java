@@ -222,12 +222,14 @@ final class Router implements AutoCloseable, RouterMXBean {
         config.heartbeatInterval(), horizon);
     BackgroundSessions.Lease<PrimaryWalSampler> lease = BackgroundSessions.acquire(key, () -> {
       PgConnector connector = new PgConnector(primaryUrl, p, app + " primary WAL sampler");
+      BackgroundSessions.Followers followers =
+          BackgroundSessions.Followers.reportingFrom(connector, config);
       PrimaryWalSampler sampler = new PrimaryWalSampler(connector,
           WalTimeline.covering(horizon, interval), config.heartbeatInterval(), "omnium-wal-" + app);
       sampler.start();
-      return new BackgroundSessions.Shared<>(sampler, connector);
+      return new BackgroundSessions.Shared<>(sampler, connector, followers);
     });
-    credentials.follow(Route.HEARTBEAT, lease.connector());
+    credentials.follow(Route.HEARTBEAT, lease.shared());
     return lease;
   }
 
@@ -255,7 +257,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       w.start();
       return shared;
     });
-    credentials.follow(Route.WATCHER, lease.connector());
+    credentials.follow(Route.WATCHER, lease.shared());
     return lease;
   }
 
@@ -268,12 +270,14 @@ final class Router implements AutoCloseable, RouterMXBean {
     BackgroundSessions.Lease<HeartbeatWriter> lease = BackgroundSessions.acquire(key, () -> {
       PgConnector connector = new PgConnector(config.primaryUrl(), p,
           app + " heartbeat writer");
+      BackgroundSessions.Followers followers =
+          BackgroundSessions.Followers.reportingFrom(connector, config);
       HeartbeatWriter writer = new HeartbeatWriter(connector, config.heartbeatTable(),
           config.heartbeatInterval(), "omnium-heartbeat-" + app);
       writer.start();
-      return new BackgroundSessions.Shared<>(writer, connector);
+      return new BackgroundSessions.Shared<>(writer, connector, followers);
     });
-    credentials.follow(Route.HEARTBEAT, lease.connector());
+    credentials.follow(Route.HEARTBEAT, lease.shared());
     return lease;
   }
 
@@ -451,7 +455,7 @@ final class Router implements AutoCloseable, RouterMXBean {
     if (heartbeatLease != null) leases.add(0, heartbeatLease);
     if (samplerLease != null) leases.add(samplerLease);
     for (BackgroundSessions.Lease<?> lease : leases) {
-      credentials.unfollow(lease.connector());
+      credentials.unfollow(lease.shared());
       IntervalSession ended = lease.release();
       if (ended != null) {
         lease.connector().closing();
