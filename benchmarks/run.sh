@@ -30,6 +30,10 @@
 # a machine shared by eight builds). Override the JMH settings
 # with JMH_ARGS="...", or pass a benchmark regex and JMH options as arguments (they replace the
 # defaults). QUICK=1: a short run of every step (a few minutes) to check the tooling, not to measure.
+# REPORT_ONLY=1: measure nothing; regenerate docs/performance.md and the README block from the newest
+# full run in benchmarks/results (benchmarks/fleet.sh does this after its own run).
+# Section 10 (a fleet of processes) comes from the newest benchmarks/results/<date>-fleet.md, which
+# benchmarks/fleet.sh writes (about 45 minutes of its own: not part of this run).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -46,6 +50,7 @@ if [[ "${QUICK:-0}" == 1 ]]; then
   docs="$results/performance.md"
 fi
 mkdir -p "$results" benchmarks/target
+fleet="$(ls benchmarks/results/*-fleet.md 2>/dev/null | sort | tail -n 1 || true)"
 # ScalingBenchmark.threads01 is case 1's work on one thread again: the report converts case 1 instead.
 if [[ "${QUICK:-0}" == 1 ]]; then
   jmh_default="-f 1 -wi 0 -i 1 -r 500ms -prof gc -e ScalingBenchmark.threads0[14]|decideClockGiven"
@@ -68,6 +73,23 @@ fi
 jmh_args="${JMH_ARGS:-$jmh_default}"
 heap=(-Xms2g -Xmx2g -XX:+AlwaysPreTouch)
 if [[ $# -gt 0 ]]; then jmh_args="$*"; fi
+report() { # $1: the results prefix of the run, e.g. benchmarks/results/2026-12-03
+  # case 9 of the run, else the newest committed one (REPORT_ONLY: an earlier run's)
+  local bouncer_file="$1-pgbouncer.md"
+  if [[ ! -f "$bouncer_file" ]]; then
+    bouncer_file="$(ls benchmarks/results/*-pgbouncer.md 2>/dev/null | sort | tail -n 1 || true)"
+  fi
+  java -cp "$jar" dev.omnium.bench.Report --results "$1.json" --roundtrips "$1-roundtrips.md" \
+    --interleaved "$1-interleaved.md" --profile "$1-profile.md" ${bouncer_file:+--pgbouncer "$bouncer_file"} \
+    ${fleet:+--fleet "$fleet"} \
+    --analysis benchmarks/ANALYSIS.md --out "$docs" --readme-out "$results/README-performance.md" \
+    --settings "$jmh_args" --command "benchmarks/run.sh"
+}
+if [[ "${REPORT_ONLY:-0}" == 1 ]]; then
+  latest="$(ls "$results"/*-interleaved.md | sort | tail -n 1)"
+  report "${latest%-interleaved.md}"
+  exit 0
+fi
 start=$SECONDS
 # shellcheck disable=SC2086
 java -jar "$jar" $jmh_args -rf json -rff "$results/$date.json" 2>&1 | tee benchmarks/target/jmh-$date.log
@@ -89,11 +111,7 @@ bouncer=0
 java "${heap[@]}" -cp "$jar" dev.omnium.bench.PgBouncerCase "${bouncer_args[@]}" --out "$results/$date-pgbouncer.md" \
   || bouncer=$?
 echo "benchmarks: PgBouncer case done after $((SECONDS - start)) s"
-java -cp "$jar" dev.omnium.bench.Report --results "$results/$date.json" --roundtrips "$results/$date-roundtrips.md" \
-  --interleaved "$results/$date-interleaved.md" --profile "$results/$date-profile.md" \
-  --pgbouncer "$results/$date-pgbouncer.md" \
-  --analysis benchmarks/ANALYSIS.md --out "$docs" --readme-out "$results/README-performance.md" \
-  --settings "$jmh_args" --command "benchmarks/run.sh"
+report "$results/$date"
 # later: java -cp "$jar" dev.omnium.bench.Report ... --check-readme README.md (same inputs) tells whether the
 # README holds this block
 echo "benchmarks: done in $((SECONDS - start)) s: $results/$date.json, $results/$date-roundtrips.md," \

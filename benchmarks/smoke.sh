@@ -5,8 +5,8 @@
 # with C1 only and a small serial heap: less JIT work on 2 cores, and the numbers do not matter here.
 # The throughput benchmark runs only at 16 threads here (1 and 4 threads run the same code), and the
 # routing decision only with its clock read (decideClockGiven is the same call minus System.nanoTime()).
-# About 1 minute more runs the interleaved runner, the JFR and perf breakdowns, the PgBouncer case and the report on
-# tiny inputs;
+# About 2 minutes more run the interleaved runner, the JFR and perf breakdowns, the PgBouncer case, one process of
+# each stack of the fleet benchmark and the report on tiny inputs;
 # last, the README's performance summary is checked against the committed results.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -48,19 +48,26 @@ cat "$out/kernel.md" >> "$out/profile.md"
 OMNIUM_BENCH_WARM_ROUNDS=1 java -cp "$jar" dev.omnium.bench.PgBouncerCase --modes transaction --tx 20 --rounds 2 \
   --block 5 --warm-rounds 0 --out "$out/pgbouncer.md" > "$out/pgbouncer.log" 2>&1 || {
     tail -n 40 "$out/pgbouncer.log"; echo "benchmarks smoke: PgBouncerCase failed" >&2; exit 1; }
+# The fleet benchmark (benchmarks/fleet.sh): one process of each stack, a few seconds per phase.
+java -cp "$jar" dev.omnium.bench.Fleet --processes 1 --idle-settle 2s --window 2s --load-settle 1s \
+  --out "$out/fleet.md" > "$out/fleet.log" 2>&1 || {
+    tail -n 40 "$out/fleet.log"; echo "benchmarks smoke: Fleet failed" >&2; exit 1; }
 java -cp "$jar" dev.omnium.bench.Report --results "$out/smoke.json" --interleaved "$out/interleaved.md" \
-  --profile "$out/profile.md" --pgbouncer "$out/pgbouncer.md" --out "$out/performance.md" \
+  --profile "$out/profile.md" --pgbouncer "$out/pgbouncer.md" --fleet "$out/fleet.md" --out "$out/performance.md" \
   --readme-out "$out/README-performance.md" > /dev/null
 grep -q "Through PgBouncer" "$out/performance.md" || {
   echo "benchmarks smoke: the report lacks the PgBouncer case" >&2; exit 1; }
+grep -q "## 10. A fleet of processes" "$out/performance.md" || {
+  echo "benchmarks smoke: the report lacks the fleet section" >&2; exit 1; }
 grep -q "throughput ≥ 0.97" "$out/README-performance.md" || {
   echo "benchmarks smoke: the README block lacks the throughput targets" >&2; exit 1; }
 # The README's performance summary must be the block generated from the newest full run committed
 # in benchmarks/results (Report --check-readme): a hand edit or a run left unpasted fails here.
 latest="$(ls "$here"/results/*-interleaved.md | sort | tail -n 1)"
 run="${latest%-interleaved.md}"
+fleet="$(ls "$here"/results/*-fleet.md 2>/dev/null | sort | tail -n 1 || true)" # as benchmarks/run.sh takes it
 java -cp "$jar" dev.omnium.bench.Report --results "$run.json" --roundtrips "$run-roundtrips.md" \
-  --interleaved "$run-interleaved.md" --profile "$run-profile.md" --out "$out/check.md" \
+  --interleaved "$run-interleaved.md" --profile "$run-profile.md" ${fleet:+--fleet "$fleet"} --out "$out/check.md" \
   --check-readme "$here/../README.md" || {
     echo "benchmarks smoke: README.md's '## Performance' block is not the one generated from $run.*:" \
       "paste benchmarks/results/README-performance.md of that run (benchmarks/run.sh writes it)" >&2

@@ -253,12 +253,16 @@ public final class PgBouncerCase {
     return new double[] {trips / (double) tx, logins / (double) tx};
   }
 
-  /** Round trips of the measured sessions: not the lag watcher's and sampler's ({@code :lag}). */
+  /**
+   * Round trips of the measured sessions: not omnium's background sessions' (the lag watcher's
+   * {@code :watcher}, the WAL sampler's {@code :sampler}, a heartbeat writer's {@code :heartbeat}).
+   */
   private static long ownTrips(Map<String, Long> before, Map<String, Long> after) {
     long n = 0;
     for (Map.Entry<String, Long> e : after.entrySet()) {
       String app = e.getKey();
-      if (app.endsWith(":lag") || app.startsWith("bench-control")) continue;
+      if (app.endsWith(":watcher") || app.endsWith(":sampler") || app.endsWith(":heartbeat")
+          || app.startsWith("bench-control")) continue;
       n += e.getValue() - before.getOrDefault(app, 0L);
     }
     return n;

@@ -19,8 +19,8 @@ import java.util.Map;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Report --results R.json [--roundtrips R.md]
- *     [--interleaved I.md] [--profile P.md] [--pgbouncer B.md] [--analysis benchmarks/ANALYSIS.md]
- *     [--out docs/performance.md]
+ *     [--interleaved I.md] [--profile P.md] [--pgbouncer B.md] [--fleet F.md]
+ *     [--analysis benchmarks/ANALYSIS.md] [--out docs/performance.md]
  *     [--readme-out README-performance.md] [--check-readme README.md] [--settings "jmh args"] [--command "..."]
  * java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Report --check R.json --expect N
  * </pre>
@@ -52,6 +52,8 @@ public final class Report {
   private String profile;
   /** Case 9 (PgBouncerCase), or null. */
   private String pgbouncer;
+  /** The {@link Fleet} section, or null. */
+  private String fleet;
 
   private Report(List<Result> results) {
     this.results = results;
@@ -101,6 +103,7 @@ public final class Report {
     Path checkReadme = null;
     Path profilePath = null;
     Path pgbouncerPath = null;
+    Path fleetPath = null;
     int expect = 0;
     String settings = "";
     String command = "benchmarks/run.sh";
@@ -111,6 +114,7 @@ public final class Report {
         case "--interleaved": interleaved = Path.of(args[++i]); break;
         case "--profile": profilePath = Path.of(args[++i]); break;
         case "--pgbouncer": pgbouncerPath = Path.of(args[++i]); break;
+        case "--fleet": fleetPath = Path.of(args[++i]); break;
         case "--analysis": analysis = Path.of(args[++i]); break;
         case "--out": out = Path.of(args[++i]); break;
         case "--settings": settings = args[++i]; break;
@@ -131,6 +135,7 @@ public final class Report {
     report.profile = profilePath == null || !Files.exists(profilePath) ? null : Files.readString(profilePath);
     report.pgbouncer = pgbouncerPath == null || !Files.exists(pgbouncerPath) ? null
         : Files.readString(pgbouncerPath);
+    report.fleet = fleetPath == null || !Files.exists(fleetPath) ? null : Files.readString(fleetPath);
     String rtText = roundTrips == null || !Files.exists(roundTrips) ? null : Files.readString(roundTrips);
     String md = report.markdown(results, rtText,
         analysis == null || !Files.exists(analysis) ? null : Files.readString(analysis), settings, command);
@@ -311,6 +316,15 @@ public final class Report {
       b.append(pgbouncer.replaceAll("(?m)^<!--.*-->\\R", "").replace("### Case 9: through PgBouncer\n\n", ""));
     }
 
+    if (fleet != null) {
+      b.append("## 10. A fleet of processes: what each process costs the servers\n\n");
+      String section = fleet.replaceAll("(?m)^<!--.*-->\\R", "").replaceFirst("### A fleet of processes\\R\\R", "");
+      for (char sub = 'a'; section.contains("\n#### ") || section.startsWith("#### "); sub++) {
+        section = section.replaceFirst("(?m)^#### ", "### 10" + sub + ". ");
+      }
+      b.append(section);
+    }
+
     if (analysis != null) b.append(analysis.strip()).append('\n');
     return b.toString();
   }
@@ -323,6 +337,7 @@ public final class Report {
     b.append(overheadTarget());
     b.append(readYourWritesTarget());
     b.append(routingTarget());
+    b.append(fleetTarget());
     if (roundTrips != null) {
       boolean missed = roundTrips.contains("TARGET MISSED");
       b.append("| round trips equal to the limit's in every case | omnium's round trips per unit of work against ")
@@ -368,6 +383,39 @@ public final class Report {
           .append(verdict).append(" |\n");
     }
     b.append('\n');
+    return b.toString();
+  }
+
+  /**
+   * Goal (issue 34): an idle omnium process costs at most 1 session of its own on the primary (2 with
+   * {@code heartbeatWriter=true}) and at most 2 on the replica, at the fleet run's smallest number of
+   * processes (per process).
+   */
+  private String fleetTarget() {
+    if (fleet == null) return "";
+    StringBuilder b = new StringBuilder();
+    for (String[] t : new String[][] {{"OMNIUM", "1", "2", "omnium, a fleet member"},
+        {"OMNIUM_WRITER", "2", "2", "omnium with `heartbeatWriter=true`"}}) {
+      double[] primary = null;
+      double[] replica = null;
+      for (String line : fleet.split("\\R")) {
+        String[] f = line.trim().split("\\s+");
+        // <!-- fleet STACK N server:phase all application own statementsAll statementsOwn -->
+        if (f.length < 10 || !f[1].equals("fleet") || !f[2].equals(t[0])) continue;
+        int n = Integer.parseInt(f[3]);
+        double[] v = {n, Double.parseDouble(f[7]) / n, Double.parseDouble(f[9]) / n};
+        if (f[4].equals("primary:idle") && (primary == null || n < primary[0])) primary = v;
+        if (f[4].equals("replica:idle") && (replica == null || n < replica[0])) replica = v;
+      }
+      if (primary == null || replica == null) continue;
+      boolean met = primary[1] <= Double.parseDouble(t[1]) && replica[1] <= Double.parseDouble(t[2]);
+      b.append("| ").append(t[3]).append(", idle: at most ").append(t[1]).append(" session(s) of its own on ")
+          .append("the primary and ").append(t[2]).append(" on the replica, per process | ")
+          .append(String.format(Locale.ROOT, "%s on the primary (%.2f statements/s), %s on the replica (%.2f "
+              + "statements/s), %d process(es), section 10", Fleet.num(primary[1]), primary[2], Fleet.num(replica[1]), replica[2],
+              (int) primary[0]))
+          .append(" | ").append(met ? "met" : "**missed**").append(" |\n");
+    }
     return b.toString();
   }
 

@@ -27,7 +27,7 @@ import javax.sql.DataSource;
  * server's ReadyForQuery messages, one per round trip) and statements counted by the servers
  * themselves ({@code pg_stat_statements} calls, utility statements such as BEGIN and COMMIT
  * included), before/after deltas. Background work of the harness and of omnium's lag watcher
- * (its own {@code bench:lag} session, the heartbeat table) is left out and shown separately.
+ * (its own {@code bench:watcher} and {@code bench:sampler} sessions, the heartbeat table) is left out and shown separately.
  *
  * <p>Case 7: replay paused on the replica; where each contender's read-only transactions run, and,
  * for omnium, 16 threads reading at once while a sampler watches {@code pg_stat_activity} on the
@@ -149,10 +149,11 @@ public final class RoundTrips {
         .append("servers' ReadyForQuery messages, one per request (simple query or extended-protocol Sync). pgjdbc sends a ")
         .append("transaction's `BEGIN` as a request of its own but pipelined with the first query, so the client waits ")
         .append("one time less than this count. *Statements*: `pg_stat_statements` calls on primary + replica (it lists ")
-        .append("`BEGIN` but not pgjdbc's `COMMIT`, a re-used server-prepared statement). omnium's lag watcher session (`")
-        .append(Contender.APP).append(":lag`, one probe per ").append(Contender.HEARTBEAT_INTERVAL)
-        .append(") and the harness's heartbeat writer are background work: shown apart, not counted. *Sessions opened*: ")
-        .append("connections the servers accepted in the window, the lag watcher's aside; a pooled session omnium closes ")
+        .append("`BEGIN` but not pgjdbc's `COMMIT`, a re-used server-prepared statement). omnium's lag watcher (`")
+        .append(Contender.APP).append(":watcher`) and WAL sampler (`").append(Contender.APP)
+        .append(":sampler`) sessions, one query per ").append(Contender.HEARTBEAT_INTERVAL)
+        .append(" each, and the harness's heartbeat writer are background work: shown apart, not counted. *Sessions opened*: ")
+        .append("connections the servers accepted in the window, the watcher's and sampler's aside; a pooled session omnium closes ")
         .append("instead of lending it again (state a reset cannot undo) is replaced by one. The last case calls a ")
         .append("function of the application's, which the driver cannot classify from the statement's text: the session ")
         .append("is reset and checked once at its return (issue 32), a round trip the limit, which never resets, does not ")
@@ -395,8 +396,10 @@ public final class RoundTrips {
         background.length() == 0 ? "none" : background.toString(), opened);
   }
 
+  /** omnium's own background sessions: the replica's lag watcher, the primary's WAL sampler. */
   private static boolean isWatcher(String applicationName) {
-    return applicationName.equals(Contender.APP + ":lag");
+    return applicationName.equals(Contender.APP + ":watcher")
+        || applicationName.equals(Contender.APP + ":sampler");
   }
 
   /**

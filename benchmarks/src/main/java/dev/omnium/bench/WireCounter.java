@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * and whether its bytes arrive in one or two pieces varies from run to run.)
  *
  * <p>Counts are kept per {@code application_name} taken from each session's startup packet, so the
- * harness can leave omnium's lag watcher ({@code bench:lag}) out of a contender's total. Used only
+ * harness can leave omnium's background sessions ({@code bench:watcher}, {@code bench:sampler}) out of a contender's total. Used only
  * by {@link RoundTrips}, never in a timed benchmark.
  */
 public final class WireCounter implements AutoCloseable {

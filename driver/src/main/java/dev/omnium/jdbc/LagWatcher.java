@@ -5,6 +5,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -64,7 +66,8 @@ final class LagWatcher extends IntervalSession {
   private volatile long replayLsn; // 0: unknown (compares below every real position)
   private volatile State state = State.STARTING;
   private volatile String lastError;
-  private LagAlert alert;
+  /** Evaluated after every probe: one per router that holds this watcher. */
+  private final List<LagAlert> alerts = new CopyOnWriteArrayList<>();
   private Runnable onTimeout;
   /** This process writes the heartbeat too: a missing table at first start is expected, briefly. */
   private boolean writerHere;
@@ -108,13 +111,13 @@ final class LagWatcher extends IntervalSession {
     this.stallNanos = Math.max(2 * intervalNanos(), TimeUnit.MILLISECONDS.toNanos(1000));
   }
 
-  /** Set before {@link #start()}: the alert evaluated after every probe. */
+  /** An alert evaluated after every probe (a router's; the watcher may serve several). */
   void alertWith(LagAlert alert) {
-    this.alert = alert;
+    alerts.add(alert);
   }
 
-  LagAlert alert() {
-    return alert;
+  void removeAlert(LagAlert alert) {
+    alerts.remove(alert);
   }
 
   /**
@@ -232,6 +235,11 @@ final class LagWatcher extends IntervalSession {
   /** Its sessions reach the server {@link ServerWatchers} gives it among those of its address. */
   void measureServerOf(ServerWatchers s) {
     servers = s;
+  }
+
+  /** The servers of its address, null when not asked (unit tests). */
+  ServerWatchers servers() {
+    return servers;
   }
 
   /** From now on it measures {@code k} (and reconnects until it reaches it). */
@@ -359,10 +367,10 @@ final class LagWatcher extends IntervalSession {
   }
 
   private void evaluateAlert() {
-    LagAlert a = alert;
-    if (a != null) {
+    if (!alerts.isEmpty()) {
       long now = System.nanoTime();
-      a.evaluate(now, effectiveLagNanos(now));
+      long lag = effectiveLagNanos(now);
+      for (LagAlert a : alerts) a.evaluate(now, lag);
     }
   }
 
@@ -532,6 +540,11 @@ final class LagWatcher extends IntervalSession {
 
   /** Null until the first answer: the server's role as last seen. */
   private Boolean standby;
+
+  /** Whether the last answer said the server is a standby (false also before any answer). */
+  synchronized boolean knownStandby() {
+    return Boolean.TRUE.equals(standby);
+  }
 
   @Override
   public String toString() {

@@ -220,6 +220,10 @@ final class OmniumConfig {
     return duration(OmniumProperty.MAX_LIFETIME);
   }
 
+  Duration poolIdleTimeout() {
+    return duration(OmniumProperty.POOL_IDLE_TIMEOUT);
+  }
+
   Duration clientTimeoutMargin() {
     return duration(OmniumProperty.CLIENT_TIMEOUT_MARGIN);
   }
@@ -494,7 +498,7 @@ final class OmniumConfig {
       case FALLBACK:
         return ":fallback";
       case WATCHER:
-        return ":lag";
+        return ":watcher";
       default:
         return ":heartbeat";
     }

@@ -57,6 +57,9 @@ enum OmniumProperty {
       "Longest a read waits for a replica connection before it takes the fallback route"),
   MAX_LIFETIME("maxLifetime", "30m", Kind.DURATION,
       "Physical connections are recycled after this long"),
+  POOL_IDLE_TIMEOUT("poolIdleTimeout", "1m", Kind.DURATION,
+      "Replica and fallback pools close a session unused this long (at least 10s); an idle"
+          + " process keeps one replica session per replica"),
   CLIENT_TIMEOUT_MARGIN("clientTimeoutMargin", "2s", Kind.DURATION,
       "Client-side bound of every route: socketTimeout = the route's statement timeout"
           + " + this margin (primary and fallback: statementTimeout, replica:"
@@ -101,6 +104,8 @@ enum OmniumProperty {
   private static final Duration HIKARI_TIMEOUT_FLOOR = Duration.ofMillis(250);
   /** HikariCP silently replaces a maxLifetime under 30 s by 30 min: refuse it instead. */
   private static final Duration HIKARI_LIFETIME_FLOOR = Duration.ofSeconds(30);
+  /** HikariCP silently replaces an idleTimeout under 10 s by 10 min: refuse it instead. */
+  private static final Duration HIKARI_IDLE_FLOOR = Duration.ofSeconds(10);
 
   private static final Pattern IDENTIFIER =
       Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
@@ -355,6 +360,8 @@ enum OmniumProperty {
         return HIKARI_TIMEOUT_FLOOR;
       case MAX_LIFETIME:
         return HIKARI_LIFETIME_FLOOR;
+      case POOL_IDLE_TIMEOUT:
+        return HIKARI_IDLE_FLOOR;
       default:
         return null;
     }

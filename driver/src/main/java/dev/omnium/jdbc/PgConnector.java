@@ -316,6 +316,11 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
     closing = true;
   }
 
+  /** Whether {@link #closing()} was called: a caller about to connect gives up. */
+  boolean isClosing() {
+    return closing;
+  }
+
   /**
    * Makes this the connector of an internal pool: it remembers the sessions it opens (weakly), so
    * that {@link #closeUnpooled()} can close those its pool never took in.

@@ -12,13 +12,27 @@ import com.zaxxer.hikari.HikariDataSource;
 final class PoolWakeUp {
   private PoolWakeUp() { }
 
-  /** Rare (a role change): walks the threads. Interrupts only a sleeping adder, never a connect. */
+  /**
+   * Rare (a role change): walks the threads. Interrupts only an adder asleep in HikariCP's
+   * back-off, never a connect: a connect with a login timeout waits for pgjdbc's connect thread,
+   * timed too, and an interrupt there fails it (and, the flag kept, every later attempt of that
+   * adder).
+   */
   static void wake(HikariDataSource pool) {
     String name = pool.getPoolName() + ":connection-adder";
     for (Thread t : Thread.getAllStackTraces().keySet()) {
-      if (name.equals(t.getName()) && t.getState() == Thread.State.TIMED_WAITING) {
+      if (name.equals(t.getName()) && t.getState() == Thread.State.TIMED_WAITING
+          && inBackOff(t.getStackTrace())) {
         t.interrupt();
       }
     }
+  }
+
+  /** Sleeping in HikariCP's {@code UtilityElf.quietlySleep}, as its adder does between tries. */
+  static boolean inBackOff(StackTraceElement[] stack) {
+    for (int i = 0; i < Math.min(stack.length, 4); i++) {
+      if (stack[i].getMethodName().equals("quietlySleep")) return true;
+    }
+    return false;
   }
 }

@@ -13,7 +13,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
-/** Builds the internal HikariCP pools the same way for every route. */
+/**
+ * Builds the internal HikariCP pools the same way for every route; they share one housekeeping
+ * thread.
+ */
 final class Pools {
   /**
    * HikariCP evicts on some statement-level states too (0A000, e.g. FOR UPDATE on a standby or a
@@ -47,20 +50,46 @@ final class Pools {
     }
   }
 
+  /**
+   * One housekeeping thread for every internal pool of the process (HikariCP starts one per pool
+   * otherwise): idle timeouts, lifetimes and minimum idle sessions are a few quick checks every
+   * 30 s each; HikariCP does not shut down an executor it was given. With an OpenTelemetry agent
+   * the thread is quiet: HikariCP's keep-alive validations there make no span.
+   */
+  private static final ScheduledThreadPoolExecutor HOUSEKEEPER = housekeeper();
+
+  private static ScheduledThreadPoolExecutor housekeeper() {
+    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(() -> {
+        Tracing.quietThread();
+        r.run();
+      }, "omnium-pool-housekeeper");
+      t.setDaemon(true);
+      return t;
+    });
+    e.setRemoveOnCancelPolicy(true); // a closed session's lifetime task leaves with it
+    e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    return e;
+  }
+
   /** @param route whose sessions the pool lends, as {@link Route#lentAutoCommit} says */
   static HikariDataSource create(String poolName, Route route, DataSource connector, int size,
                                  int minIdle, Duration acquireTimeout, Duration maxLifetime) {
-    return create(poolName, route, connector, size, minIdle, acquireTimeout, maxLifetime, false);
+    return create(poolName, route, connector, size, minIdle, acquireTimeout, maxLifetime, null,
+        false);
   }
 
   /**
+   * @param idleTimeout how long a session beyond {@code minIdle} stays unused before it is closed;
+   *     null: HikariCP's default
    * @param readOnly the pool's sessions are pgjdbc-read-only (a read route's, with pgjdbc's
    *     {@code readOnlyMode=transaction}): pgjdbc begins their transactions with
    *     {@code BEGIN READ ONLY}, no round trip and nothing set on the session; behind a pooler
    *     the transaction then needs one setting fewer ({@link TransactionSettings})
    */
   static HikariDataSource create(String poolName, Route route, DataSource connector, int size,
-      int minIdle, Duration acquireTimeout, Duration maxLifetime, boolean readOnly) {
+      int minIdle, Duration acquireTimeout, Duration maxLifetime, Duration idleTimeout,
+      boolean readOnly) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(poolName.replace(':', '_')); // HikariCP's JMX names refuse ':'
     hc.setDataSource(connector);
@@ -70,28 +99,20 @@ final class Pools {
     hc.setConnectionTimeout(timeout);
     hc.setValidationTimeout(Math.max(250, Math.min(timeout, 2000)));
     hc.setMaxLifetime(Math.max(30_000, maxLifetime.toMillis()));
+    if (idleTimeout != null) hc.setIdleTimeout(Math.max(10_000, idleTimeout.toMillis()));
+    hc.setScheduledExecutor(HOUSEKEEPER);
     // A replica or primary that is down at start-up must not stop the application from starting.
     hc.setInitializationFailTimeout(-1);
     hc.setRegisterMbeans(true);
     hc.setAutoCommit(route.lentAutoCommit);
     hc.setReadOnly(readOnly);
     hc.setExceptionOverride(EVICT_ONLY_DEAD_SESSIONS);
-    // with an OpenTelemetry agent: HikariCP's keep-alive validations run on a quiet thread
-    ScheduledThreadPoolExecutor housekeeper = Tracing.housekeeper(hc.getPoolName());
-    if (housekeeper != null) hc.setScheduledExecutor(housekeeper);
     synchronized (Pools.class) {
       MetricsTrackerFactory factory = metricsTrackerFactory;
       if (factory != null) {
         hc.setMetricsTrackerFactory(PoolWait.metrics(factory));
       }
-      HikariDataSource pool = housekeeper == null ? new HikariDataSource(hc)
-          : new HikariDataSource(hc) {
-        @java.lang.Override
-        public void close() {
-          super.close();
-          housekeeper.shutdownNow(); // HikariCP leaves a scheduler it was given running
-        }
-      };
+      HikariDataSource pool = new HikariDataSource(hc);
       OPEN.removeIf(HikariDataSource::isClosed);
       OPEN.add(pool);
       return pool;

@@ -9,7 +9,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One replica: its connection pool, its lag watcher and how many of its connections are lent out.
+ * One replica of a router: its connection pool, its lag watcher (shared with the other routers of
+ * the process that watch the same server, see {@link BackgroundSessions}) and how many of its
+ * connections are lent out. The pool grows with demand up to its size, counts against the
+ * process-wide {@link SessionCap} of the server, and keeps one session warm while the server is a
+ * standby and no other pool shares the cap; idle sessions beyond that close after
+ * {@code poolIdleTimeout}.
  */
 final class ReplicaEndpoint {
   private static final Logger log = LoggerFactory.getLogger(ReplicaEndpoint.class);
@@ -20,8 +25,6 @@ final class ReplicaEndpoint {
   /** Every server the address reaches, each with its watcher; null when not asked. */
   final ServerWatchers servers;
   final HikariDataSource pool;
-  /** The pool's size while the server is a standby; 0 idle sessions kept while it is a primary. */
-  private final int size;
   /**
    * Connections lent, for the least-loaded pick among several replicas; not kept with a single
    * replica, where nothing reads it (two atomic updates per read that every core would share).
@@ -33,46 +36,85 @@ final class ReplicaEndpoint {
    * (docs/routing-contract.md, rule 9).
    */
   private final LentSessions lent;
+  /** The process-wide cap on this server's pooled sessions; null when not capped. */
+  private final SessionCap cap;
+  private final Runnable onPromoted;
+  /** The watcher last saw a standby there: only then is a session kept warm. */
+  private volatile boolean standby;
 
   /**
-   * @param pool created with no idle minimum: it fills only once the watcher saw a standby, so a
-   *     listed node that is the primary gets no replica sessions
-   * @param size the number of idle sessions kept while the server is a standby
+   * An endpoint alone on its watcher, which tells it of role changes.
+   *
+   * @param pool created with no idle minimum: it keeps a session only once the watcher saw a
+   *     standby, so a listed node that is the primary gets no replica sessions
+   * @param size the pool's maximum size
    */
   ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size) {
-    this(name, watcher, pool, size, true, null, null);
+    this(name, watcher, pool, size, true, null);
   }
 
   /**
+   * An endpoint alone on its watcher, which tells it of role changes.
+   *
    * @param countsLoad whether {@link #inUse()} is kept (the router has more than one replica)
    * @param onPromoted also run when the server turns out to be a primary (the router's part)
+   */
+  ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size,
+                  boolean countsLoad, Runnable onPromoted) {
+    this(name, watcher, pool, size, countsLoad, onPromoted, null, null);
+    watcher.onRoleChange(this::serverIsPrimary, this::serverIsStandby);
+  }
+
+  /**
+   * A router's endpoint: its (shared) watcher's role changes reach it through
+   * {@link #serverIsPrimary()} and {@link #serverIsStandby()}.
+   *
+   * @param cap the process-wide cap the pool's sessions count against, or null
    * @param servers the servers the address reaches, or null (not asked: one server)
    */
   ReplicaEndpoint(String name, LagWatcher watcher, HikariDataSource pool, int size,
-                  boolean countsLoad, Runnable onPromoted, ServerWatchers servers) {
+                  boolean countsLoad, Runnable onPromoted, SessionCap cap,
+                  ServerWatchers servers) {
     this.name = name;
     this.servers = servers;
     this.countsLoad = countsLoad;
     this.watcher = watcher;
     this.pool = pool;
-    this.size = size;
     this.lent = new LentSessions(size);
-    watcher.onRoleChange(() -> {
-      emptyPool();
-      if (onPromoted != null) onPromoted.run();
-    }, this::fillPool);
+    this.onPromoted = onPromoted;
+    this.cap = cap;
+    if (cap != null) cap.attach(pool, this::keepWarm);
   }
 
   /** The server is a primary: keep no replica session open on it (they are closed on return). */
-  private void emptyPool() {
+  void serverIsPrimary() {
+    standby = false;
     pool.setMinimumIdle(0);
     HikariPoolMXBean bean = pool.getHikariPoolMXBean();
     if (bean != null) bean.softEvictConnections();
+    if (onPromoted != null) onPromoted.run();
   }
 
-  /** The server is a standby: keep the usual idle sessions (HikariCP refills them). */
-  private void fillPool() {
-    pool.setMinimumIdle(size);
+  /** The server is a standby: keep a session warm (HikariCP opens it) unless the cap is shared. */
+  void serverIsStandby() {
+    standby = true;
+    keepWarm();
+  }
+
+  /**
+   * One idle session kept while the server is a standby and this pool is the only one of its cap
+   * (the first read after an idle period then opens nothing); none otherwise: with several pools
+   * on one server, idle sessions would only take each other's slots.
+   */
+  private void keepWarm() {
+    pool.setMinimumIdle(standby && (cap == null || !cap.shared()) ? 1 : 0);
+  }
+
+  /** Closes the pool (its router closes) and leaves the cap. */
+  void close() {
+    if (cap != null) cap.detach(pool);
+    pool.close();
+    if (cap != null) cap.leave();
   }
 
   /** Connections lent now; 0 when not counted (one replica). */
@@ -205,7 +247,9 @@ final class ReplicaEndpoint {
     // The server reports a promotion with the first answer after it: notice it now.
     boolean primary = !dead
         && (rs != null ? rs.reportsPrimary() : RoleSignal.reportsPrimary(session));
-    Pools.release(pool, c, dead || primary);
+    // a connect of the process waits for a slot of this server's cap: make room
+    SessionCap capped = cap;
+    Pools.release(pool, c, dead || primary || (capped != null && capped.crowded()));
     if (primary) promoted();
   }
 }

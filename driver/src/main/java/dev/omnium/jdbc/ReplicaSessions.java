@@ -1,19 +1,16 @@
 package dev.omnium.jdbc;
 
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.function.Supplier;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * The data source a replica pool draws from: the replica's connector, each session wrapped as a
- * {@link ReplicaSession} validated by the replica's lag watcher (see {@link ReplicaSessionBase}).
+ * {@link ReplicaSession} validated by the lag watcher of the server it reached (see
+ * {@link ReplicaSessionBase}).
  */
-final class ReplicaSessions implements DataSource {
-  private final DataSource connector;
+final class ReplicaSessions extends DelegatingDataSource {
   /** The servers its address reaches; null: sessions are not asked which server they reached. */
   private final ServerWatchers servers;
   private final LagWatcher watcher;
@@ -30,7 +27,7 @@ final class ReplicaSessions implements DataSource {
    */
   ReplicaSessions(DataSource connector, LagWatcher watcher, ServerWatchers servers,
       Supplier<TransactionSettings> perTransaction) {
-    this.connector = connector;
+    super(connector);
     this.watcher = watcher;
     this.servers = servers;
     this.perTransaction = perTransaction;
@@ -38,12 +35,12 @@ final class ReplicaSessions implements DataSource {
 
   @Override
   public Connection getConnection() throws SQLException {
-    return session(connector.getConnection());
+    return session(delegate.getConnection());
   }
 
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
-    return session(connector.getConnection(username, password));
+    return session(delegate.getConnection(username, password));
   }
 
   /** The session's server and what serves it, set before the pool hands it to another thread. */
@@ -73,41 +70,5 @@ final class ReplicaSessions implements DataSource {
     s.server = server;
     s.perTransaction = perTransaction.get();
     return s;
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return connector.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    connector.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    connector.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return connector.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return connector.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    if (iface.isInstance(this)) return iface.cast(this);
-    return connector.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return iface.isInstance(this) || connector.isWrapperFor(iface);
   }
 }

@@ -32,13 +32,20 @@ final class Router implements AutoCloseable, RouterMXBean {
   final OmniumConfig config;
   final long defaultMaxAgeNanos;
   private final ReplicaEndpoint[] replicas;
+  /** Each replica's lag alert, one per router on the (shared) watcher. */
+  private final LagAlert[] alerts;
+  private final BackgroundSessions.Lease<LagWatcher>[] watchers;
   private final HikariDataSource fallback;
   private final PgConnector fallbackConnector;
   private final PgConnector primaryConnector;
+  /** The process-wide cap on open fallback sessions of the primary database and user. */
+  private final SessionCap fallbackCap;
   private final PrimarySource primary;
   private final ObjectName objectName;
   private final HeartbeatWriter heartbeatWriter;
+  private final BackgroundSessions.Lease<HeartbeatWriter> heartbeatLease;
   private final PrimaryWalSampler walSampler;
+  private final BackgroundSessions.Lease<PrimaryWalSampler> samplerLease;
   final List<LagAlertListener> listeners = new CopyOnWriteArrayList<>();
   private int rotation; // racy on purpose: it only spreads ties between equally loaded replicas
 
@@ -72,6 +79,7 @@ final class Router implements AutoCloseable, RouterMXBean {
    * @param proving DataSource mode: the session whose login proved {@code config}'s credentials
    *     ({@link #primaryLogin}); the primary pool's first session. Null: none.
    */
+  @SuppressWarnings({"unchecked", "rawtypes"}) // the array of leases
   Router(OmniumConfig config, boolean pooledPrimary, Connection proving) {
     this.config = config;
     this.defaultMaxAgeNanos = config.maxAge().toNanos();
@@ -90,61 +98,67 @@ final class Router implements AutoCloseable, RouterMXBean {
             "all " + config.primaryPoolSize() + " (primaryPoolSize) are in use")
         : PrimarySource.direct(primaryConnector);
 
+    // The fallback pool keeps nothing idle: it opens sessions as reads need them, up to
+    // fallbackPoolSize for the whole process, and closes them after poolIdleTimeout.
     fallbackConnector = connector(Route.FALLBACK, config.primaryUrl(), app + " fallback")
         .feedingPool();
-    this.fallback = Pools.create(app + "-fallback-" + id, Route.FALLBACK, fallbackConnector,
-        config.fallbackPoolSize(), 1, config.poolTimeout(), config.maxLifetime(),
-        config.readOnlyBegin());
+    this.fallbackCap = SessionCap.join(config.fallbackBudgetKey(), config.fallbackPoolSize(),
+        "fallbackPoolSize", app);
+    CappedSessions fallbackSessions = new CappedSessions(fallbackConnector, fallbackCap,
+        config.poolTimeout().toNanos(), "fallbackPoolSize");
+    this.fallback = fallbackSessions.feeds(Pools.create(app + "-fallback-" + id, Route.FALLBACK,
+        fallbackSessions, config.fallbackPoolSize(), 0, config.poolTimeout(),
+        config.maxLifetime(), config.poolIdleTimeout(), config.readOnlyBegin()));
+    fallbackCap.attach(fallback, null);
     this.fallbackBudget = FallbackBudget.join(config);
 
     List<HostSpec> hosts = config.replicas();
-    this.walSampler = hosts.isEmpty() ? null : walSampler(config.primaryUrl(), app);
+    this.samplerLease = hosts.isEmpty() ? null : walSampler(config.primaryUrl(), app);
+    this.walSampler = samplerLease == null ? null : samplerLease.session();
     // a token waits for the sample that dates its commit as long as for a pooled session
     this.writePositions = new WritePositions(config.readYourWrites(),
         config.readYourWritesTtl().toNanos(), walSampler == null ? null : walSampler.timeline(),
         walSampler == null ? () -> { } : walSampler::requestSample,
         config.poolTimeout().toNanos());
     this.replicas = new ReplicaEndpoint[hosts.size()];
+    this.alerts = new LagAlert[hosts.size()];
+    this.watchers = new BackgroundSessions.Lease[hosts.size()];
     for (int i = 0; i < replicas.length; i++) {
       HostSpec h = hosts.get(i);
       String name = h.toString();
       String url = config.replicaUrl(h);
       PgConnector pooled = connector(Route.REPLICA, url, app + " replica " + name).feedingPool();
-      PgConnector watching = connector(Route.WATCHER, url, app + " lag watcher " + name);
-      LagWatcher watcher = new LagWatcher(name, watching, config.heartbeatTable(),
-          config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
-      // One address may reach several servers (a reader endpoint): a watcher for each.
-      // Each proves its own server is this cluster's, as the address's watcher does.
-      ServerWatchers servers = new ServerWatchers(name, watcher, k -> {
-        LagWatcher w = new LagWatcher(name + "/" + k, watching, config.heartbeatTable(),
-            config.heartbeatInterval(), "omnium-lag-" + app + "-" + name + "/" + k,
-            walSampler.timeline());
-        w.expectWriter(config.heartbeatWriter());
-        w.judgeAgainst(walSampler::identity);
-        return w;
-      }, Math.max(TimeUnit.SECONDS.toNanos(60), 20 * config.heartbeatInterval().toNanos()));
-      // No idle minimum until the watcher saw a standby there (ReplicaEndpoint).
-      HikariDataSource pool = Pools.create(app + "-replica-" + name + "-" + id, Route.REPLICA,
-          new ReplicaSessions(pooled, watcher, servers, pooled::perTransaction),
+      Properties replicaProps = config.physicalProperties(Route.REPLICA);
+      SessionCap cap = SessionCap.join(List.of("replica", url,
+          String.valueOf(replicaProps.getProperty("user"))), config.replicaPoolSize(),
+          "replicaPoolSize", app);
+      CappedSessions capped = new CappedSessions(pooled, cap,
+          config.replicaAcquireTimeout().toNanos(), "replicaPoolSize");
+      watchers[i] = watcher(name, url);
+      LagWatcher watcher = watchers[i].session();
+      // One address may reach several servers (a reader endpoint): a watcher for each, shared
+      // with the address's watcher by every router that holds it.
+      ServerWatchers servers = watcher.servers();
+      // No idle session until the watcher saw a standby there (ReplicaEndpoint).
+      HikariDataSource pool = capped.feeds(Pools.create(app + "-replica-" + name + "-" + id,
+          Route.REPLICA, new ReplicaSessions(capped, watcher, servers, pooled::perTransaction),
           config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime(),
-          config.readOnlyBegin());
-      watcher.expectWriter(config.heartbeatWriter());
-      watcher.judgeAgainst(walSampler::identity);
-      watcher.alertWith(new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
-          listeners));
+          config.poolIdleTimeout(), config.readOnlyBegin()));
+      alerts[i] = new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
+          listeners);
+      watcher.alertWith(alerts[i]);
       replicas[i] = new ReplicaEndpoint(name, watcher, pool, config.replicaPoolSize(),
-          replicas.length > 1, this::primaryFound, servers);
-      watcher.onTimeout(replicas[i]::abortLent);
+          replicas.length > 1, this::primaryFound, cap, servers);
       ReplicasByHost.add(replicas[i]);
+      // told of role changes from now on; a standby already seen fills the pool now
+      watchers[i].shared().endpoints.add(replicas[i]);
+      if (watcher.knownStandby()) replicas[i].serverIsStandby();
     }
-    if (walSampler != null) walSampler.start();
-    for (ReplicaEndpoint r : replicas) r.watcher.start();
     if (config.heartbeatWriter()) {
-      heartbeatWriter = new HeartbeatWriter(
-          connector(Route.HEARTBEAT, config.primaryUrl(), app + " heartbeat writer"),
-          config.heartbeatTable(), config.heartbeatInterval(), "omnium-heartbeat-" + app);
-      heartbeatWriter.start();
+      heartbeatLease = heartbeatWriter(app);
+      heartbeatWriter = heartbeatLease.session();
     } else {
+      heartbeatLease = null;
       heartbeatWriter = null;
     }
     this.objectName = register(app);
@@ -197,22 +211,104 @@ final class Router implements AutoCloseable, RouterMXBean {
   }
 
   /**
-   * The clock-free lag measure's primary side: one session {@code <applicationName>:lag} on the
-   * primary per router, one query per heartbeatInterval.
+   * The clock-free lag measure's primary side: one session {@code <applicationName>:sampler} on
+   * the primary, one query per heartbeatInterval, shared by every router of the process that
+   * samples the same primary the same way (see {@link BackgroundSessions}).
    */
-  private PrimaryWalSampler walSampler(String primaryUrl, String app) {
+  private BackgroundSessions.Lease<PrimaryWalSampler> walSampler(String primaryUrl, String app) {
     // the watcher's bounds: a sample takes milliseconds, a frozen primary must be noticed soon
     Properties p = ClientTimeouts.apply(config, Route.WATCHER,
         config.physicalProperties(Route.HEARTBEAT));
-    p.setProperty("ApplicationName", app + ":lag");
+    p.setProperty("ApplicationName", app + ":sampler");
     long interval = config.heartbeatInterval().toNanos();
     long horizon = Math.max(TimeUnit.SECONDS.toNanos(60), 2 * Math.max(config.maxAge().toNanos(),
         config.lagAlertThreshold().toNanos()));
-    PgConnector connector = credentials.track(Route.HEARTBEAT,
-        new PgConnector(primaryUrl, p, app + " primary lag sampler")
-            .settingsBy(StartupSettings.of(config, Route.HEARTBEAT, primaryUrl)));
-    return new PrimaryWalSampler(connector, WalTimeline.covering(horizon, interval),
-        config.heartbeatInterval(), "omnium-wal-" + app);
+    // behind a pooler, its settings go with each transaction as the address's others do
+    StartupSettings settings = StartupSettings.of(config, Route.HEARTBEAT, primaryUrl);
+    Object key = BackgroundSessions.key("sampler", primaryUrl, p, credentialsHash(),
+        config.heartbeatInterval(), horizon, settings);
+    BackgroundSessions.Lease<PrimaryWalSampler> lease = BackgroundSessions.acquire(key, () -> {
+      PgConnector connector = new PgConnector(primaryUrl, p, app + " primary WAL sampler")
+          .settingsBy(settings);
+      BackgroundSessions.Followers followers =
+          BackgroundSessions.Followers.reportingFrom(connector, config);
+      PrimaryWalSampler sampler = new PrimaryWalSampler(connector,
+          WalTimeline.covering(horizon, interval), config.heartbeatInterval(), "omnium-wal-" + app);
+      sampler.start();
+      return new BackgroundSessions.Shared<>(sampler, connector, followers);
+    });
+    credentials.follow(Route.HEARTBEAT, lease.shared());
+    return lease;
+  }
+
+  /**
+   * The lag watcher of replica {@code name}: one session {@code <applicationName>:watcher} on it,
+   * shared by every router of the process that watches it the same way with the same sampler.
+   * Its findings reach the endpoints of every router that holds it.
+   */
+  private BackgroundSessions.Lease<LagWatcher> watcher(String name, String url) {
+    String app = config.applicationName();
+    Properties p = ClientTimeouts.apply(config, Route.WATCHER,
+        config.physicalProperties(Route.WATCHER));
+    StartupSettings settings = StartupSettings.of(config, Route.WATCHER, url);
+    Object key = BackgroundSessions.key("watcher", url, p, credentialsHash(),
+        config.heartbeatTable(), config.heartbeatInterval(), samplerLease.shared(), settings);
+    BackgroundSessions.Lease<LagWatcher> lease = BackgroundSessions.acquire(key, () -> {
+      PgConnector connector = new PgConnector(url, p, app + " lag watcher " + name)
+          .settingsBy(settings);
+      LagWatcher w = new LagWatcher(name, connector, config.heartbeatTable(),
+          config.heartbeatInterval(), "omnium-lag-" + app + "-" + name, walSampler.timeline());
+      BackgroundSessions.Shared<LagWatcher> shared = new BackgroundSessions.Shared<>(w, connector);
+      w.expectWriter(config.heartbeatWriter());
+      w.judgeAgainst(walSampler::identity); // the key holds the sampler: one primary
+      // One address may reach several servers (a reader endpoint): a watcher for each, through
+      // the same connector, each proving its own server is this cluster's; shared with the
+      // address's watcher (they go when its last router lets it go).
+      new ServerWatchers(name, w, k -> {
+        LagWatcher o = new LagWatcher(name + "/" + k, connector, config.heartbeatTable(),
+            config.heartbeatInterval(), "omnium-lag-" + app + "-" + name + "/" + k,
+            walSampler.timeline());
+        o.expectWriter(config.heartbeatWriter());
+        o.judgeAgainst(walSampler::identity);
+        return o;
+      }, Math.max(TimeUnit.SECONDS.toNanos(60), 20 * config.heartbeatInterval().toNanos()));
+      w.onTimeout(() -> shared.endpoints.forEach(ReplicaEndpoint::abortLent));
+      w.onRoleChange(() -> shared.endpoints.forEach(ReplicaEndpoint::serverIsPrimary),
+          () -> shared.endpoints.forEach(ReplicaEndpoint::serverIsStandby));
+      w.start();
+      return shared;
+    });
+    credentials.follow(Route.WATCHER, lease.shared());
+    return lease;
+  }
+
+  /** The heartbeat writer, shared by every router of the process that writes the same way. */
+  private BackgroundSessions.Lease<HeartbeatWriter> heartbeatWriter(String app) {
+    Properties p = ClientTimeouts.apply(config, Route.HEARTBEAT,
+        config.physicalProperties(Route.HEARTBEAT));
+    StartupSettings settings = StartupSettings.of(config, Route.HEARTBEAT, config.primaryUrl());
+    Object key = BackgroundSessions.key("heartbeat", config.primaryUrl(), p, credentialsHash(),
+        config.heartbeatTable(), config.heartbeatInterval(), settings);
+    BackgroundSessions.Lease<HeartbeatWriter> lease = BackgroundSessions.acquire(key, () -> {
+      PgConnector connector = new PgConnector(config.primaryUrl(), p,
+          app + " heartbeat writer").settingsBy(settings);
+      BackgroundSessions.Followers followers =
+          BackgroundSessions.Followers.reportingFrom(connector, config);
+      HeartbeatWriter writer = new HeartbeatWriter(connector, config.heartbeatTable(),
+          config.heartbeatInterval(), "omnium-heartbeat-" + app);
+      writer.start();
+      return new BackgroundSessions.Shared<>(writer, connector, followers);
+    });
+    credentials.follow(Route.HEARTBEAT, lease.shared());
+    return lease;
+  }
+
+  /**
+   * Background sessions are shared only between routers with the same credentials (a hash: the key
+   * lives in a static map and is never printed; a collision only shares one that rotates).
+   */
+  private int credentialsHash() {
+    return config.secretsKey().hashCode();
   }
 
   /**
@@ -342,7 +438,8 @@ final class Router implements AutoCloseable, RouterMXBean {
 
   void releaseFallback(Connection c, boolean dead) {
     try {
-      Pools.release(fallback, c, dead);
+      // closed rather than kept while a connect of the process waits for a slot of the cap
+      Pools.release(fallback, c, dead || fallbackCap.crowded());
       if (dead) {
         // A primary's sessions die together (a crash, a switchover): evict the idle ones now, so a
         // retry or the next read does not draw another dead one (HikariCP skips its liveness check
@@ -379,20 +476,36 @@ final class Router implements AutoCloseable, RouterMXBean {
     // wait for connects in flight, threads stopped all at once (a stuck probe is aborted).
     credentials.closing();
     for (ReplicaEndpoint r : replicas) ReplicasByHost.remove(r);
-    if (heartbeatWriter != null) heartbeatWriter.stop();
-    for (ReplicaEndpoint r : replicas) {
-      r.watcher.stop();
-      r.servers.stopOthers();
+    // Background sessions other routers still hold go on; those this router held last end here.
+    List<IntervalSession> last = new ArrayList<>();
+    List<PgConnector> lastConnectors = new ArrayList<>();
+    for (int i = 0; i < replicas.length; i++) {
+      watchers[i].shared().endpoints.remove(replicas[i]);
+      watchers[i].session().removeAlert(alerts[i]);
     }
-    if (walSampler != null) walSampler.stop();
-    if (heartbeatWriter != null) heartbeatWriter.close();
-    for (ReplicaEndpoint r : replicas) {
-      r.watcher.close();
-      r.servers.closeOthers();
+    List<BackgroundSessions.Lease<?>> leases = new ArrayList<>(List.of(watchers));
+    if (heartbeatLease != null) leases.add(0, heartbeatLease);
+    if (samplerLease != null) leases.add(samplerLease);
+    for (BackgroundSessions.Lease<?> lease : leases) {
+      credentials.unfollow(lease.shared());
+      IntervalSession ended = lease.release();
+      if (ended != null) {
+        lease.connector().closing();
+        last.add(ended);
+      }
     }
-    if (walSampler != null) walSampler.close();
-    for (ReplicaEndpoint r : replicas) r.pool.close();
+    for (IntervalSession s : last) {
+      s.stop();
+      if (s instanceof LagWatcher w && w.servers() != null) w.servers().stopOthers();
+    }
+    for (IntervalSession s : last) {
+      s.close();
+      if (s instanceof LagWatcher w && w.servers() != null) w.servers().closeOthers();
+    }
+    for (ReplicaEndpoint r : replicas) r.close();
+    fallbackCap.detach(fallback);
     fallback.close();
+    fallbackCap.leave();
     fallbackBudget.leave();
     primary.close();
     credentials.closeUnpooled();
@@ -483,9 +596,8 @@ final class Router implements AutoCloseable, RouterMXBean {
   @Override public int getFallbackPoolSize() { return config.fallbackPoolSize(); }
   @Override
   public boolean isLagAlert() {
-    for (ReplicaEndpoint r : replicas) {
-      LagAlert a = r.watcher.alert();
-      if (a != null && a.isFiring()) return true;
+    for (LagAlert a : alerts) {
+      if (a.isFiring()) return true;
     }
     return false;
   }

@@ -24,18 +24,30 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * standby that has not replayed the new password yet), the set it had still serves.
  */
 final class RouterCredentials implements PgConnector.Logins {
-  private record Tracked(Route route, PgConnector connector) { }
+  private record Tracked(Route route, PgConnector connector,
+      BackgroundSessions.Followers followers) {
+    Tracked(Route route, PgConnector connector) {
+      this(route, connector, null);
+    }
+  }
 
   /** Proofs kept at most: rotating tokens make a new set per connect. */
   static final int PROOFS = 64;
 
   private final List<Tracked> connectors = new CopyOnWriteArrayList<>();
+  /**
+   * Connectors of background sessions shared with other routers ({@link BackgroundSessions}): they
+   * take the sets this router proves, but report their logins to no router and live on after it.
+   */
+  private final List<Tracked> followed = new CopyOnWriteArrayList<>();
   private final byte[] salt = CredentialSet.salt();
   private final long ttlNanos;
   /** Digest to the nanoTime of the last login that used it; least recently proven first. */
   private final Map<String, Long> proofs = new LinkedHashMap<>(16, 0.75f, true);
   /** The set the router's connectors log in with. */
   private volatile String current;
+  /** Its secrets ({@link OmniumConfig#secretsKey()}): what a shared session's login is told by. */
+  private Object currentSecrets;
   /** A login with the current set was refused for its credentials since it was last proven. */
   private volatile boolean currentRefused;
   /** When a login on the primary side last succeeded (nanoTime); 0: never. */
@@ -49,6 +61,7 @@ final class RouterCredentials implements PgConnector.Logins {
   /** @param ttlNanos how long a proof lasts without a login that used it */
   RouterCredentials(OmniumConfig config, long ttlNanos) {
     this.current = digest(config);
+    this.currentSecrets = config.secretsKey();
     this.ttlNanos = ttlNanos;
   }
 
@@ -56,6 +69,39 @@ final class RouterCredentials implements PgConnector.Logins {
     connectors.add(new Tracked(route, connector));
     connector.reportTo(route.replicaSide() ? null : this, current);
     return connector;
+  }
+
+  /**
+   * A connector this router shares with other routers ({@link BackgroundSessions}): it takes this
+   * router's rotated credentials too, but its life is not this router's.
+   */
+  void follow(Route route, BackgroundSessions.Shared<?> shared) {
+    followed.add(new Tracked(route, shared.connector, shared.followers));
+    if (shared.followers != null) shared.followers.add(this);
+  }
+
+  void unfollow(BackgroundSessions.Shared<?> shared) {
+    followed.removeIf(t -> t.connector() == shared.connector);
+    if (shared.followers != null) shared.followers.remove(this);
+  }
+
+  /**
+   * A login of a shared background session this router follows, made with the secrets
+   * {@code secretsKey}: a login with the router's own set when they are its current set's.
+   *
+   * @param refusal null: it succeeded
+   */
+  void followedLogin(Object secretsKey, SQLException refusal) {
+    String d;
+    synchronized (this) {
+      if (secretsKey == null || !secretsKey.equals(currentSecrets)) return;
+      d = current;
+    }
+    if (refusal == null) {
+      loggedIn(d);
+    } else {
+      refused(d, refusal);
+    }
   }
 
   /** Router close: see {@link PgConnector#closing()}. */
@@ -104,15 +150,19 @@ final class RouterCredentials implements PgConnector.Logins {
         currentRefused = false;
         return;
       }
-      for (Tracked t : connectors) {
-        Map<String, String> secrets = config.secrets(t.route());
-        if (t.route().replicaSide()) {
-          t.connector().offerSecrets(secrets, digest);
-        } else {
-          t.connector().useSecrets(secrets, digest);
+      for (List<Tracked> list : List.of(connectors, followed)) {
+        for (Tracked t : list) {
+          Map<String, String> secrets = config.secrets(t.route());
+          if (t.route().replicaSide()) {
+            t.connector().offerSecrets(secrets, digest);
+          } else {
+            t.connector().useSecrets(secrets, digest);
+            if (t.followers() != null) t.followers().secretsOf(config);
+          }
         }
       }
       current = digest;
+      currentSecrets = config.secretsKey();
       currentRefused = false;
     }
   }

@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayDeque;
 import java.util.Locale;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.util.HostSpec;
 import org.slf4j.Logger;
@@ -377,26 +376,6 @@ final class Tracing {
     } catch (Throwable t) {
       failed(t);
     }
-  }
-
-  /**
-   * With the agent, the scheduler an internal pool runs its housekeeping on (HikariCP's
-   * keep-alive validates idle sessions there): one quiet daemon thread named as HikariCP names its
-   * own. Null without the agent: HikariCP keeps its own. The caller shuts it down with the pool.
-   */
-  static ScheduledThreadPoolExecutor housekeeper(String poolName) {
-    if (!QUIET) return null;
-    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(() -> {
-        quietThread();
-        r.run();
-      }, poolName + ":housekeeper");
-      t.setDaemon(true);
-      return t;
-    });
-    e.setRemoveOnCancelPolicy(true);
-    e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-    return e;
   }
 
   /** Whether statements of this thread get no span now (for tests). */

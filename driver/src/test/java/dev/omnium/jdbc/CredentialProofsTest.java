@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.security.cert.CertificateException;
 import java.sql.SQLException;
+import java.util.Properties;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.Test;
 import org.postgresql.util.PSQLException;
@@ -75,6 +76,54 @@ class CredentialProofsTest {
     shortLived.proven(one, s);
     Thread.sleep(5);
     assertFalse(shortLived.isProven(s), "a proof lives at most maxLifetime without a login");
+  }
+
+  /**
+   * A WAL sampler or heartbeat writer shared by several routers logs in with one set: its refusal
+   * withdraws the proof of every router whose set that is, under each router's own digest, and of
+   * no other; after a rotation it speaks for the router that rotated; a router that let go of it
+   * is told nothing.
+   */
+  @Test
+  void aSharedBackgroundSessionsLoginsCountForEveryRouterThatUsesItsSet() throws Exception {
+    OmniumConfig one = config("&password=one&maxLifetime=30m");
+    OmniumConfig two = config("&password=two&maxLifetime=30m");
+    RouterCredentials a = new RouterCredentials(one);
+    RouterCredentials b = new RouterCredentials(one);
+    RouterCredentials c = new RouterCredentials(two);
+    PgConnector connector = new PgConnector("jdbc:postgresql://db1:5432/app", new Properties(),
+        "test sampler");
+    BackgroundSessions.Followers followers =
+        BackgroundSessions.Followers.reportingFrom(connector, one);
+    BackgroundSessions.Shared<PrimaryWalSampler> shared =
+        new BackgroundSessions.Shared<>(null, connector, followers);
+    for (RouterCredentials r : new RouterCredentials[] {a, b, c}) {
+      r.follow(Route.HEARTBEAT, shared);
+    }
+    a.proven(one, a.digest(one));
+    b.proven(one, b.digest(one));
+    c.proven(two, c.digest(two));
+
+    followers.refused("shared", refusal("28P01", "password authentication failed for user \"u\""));
+    assertTrue(a.currentRefused());
+    assertTrue(b.currentRefused());
+    assertFalse(a.isProven(a.digest(one)));
+    assertFalse(c.currentRefused(), "another set");
+    assertTrue(c.isProven(c.digest(two)));
+    followers.loggedIn("shared");
+    assertFalse(a.currentRefused());
+    assertTrue(b.isProven(b.digest(one)));
+
+    OmniumConfig three = config("&password=three&maxLifetime=30m");
+    a.proven(three, a.digest(three)); // a rotates the shared session's credentials
+    assertEquals(a.digest(three), connector.credentialSet());
+    followers.refused("shared", refusal("28P01", "password authentication failed for user \"u\""));
+    assertTrue(a.currentRefused());
+    assertFalse(b.currentRefused(), "b's set is no longer the session's");
+
+    a.unfollow(shared);
+    followers.loggedIn("shared");
+    assertTrue(a.currentRefused(), "a router that let go of the session is told nothing");
   }
 
   @Test

@@ -241,7 +241,8 @@ class OmniumConfigTest {
     assertEquals("api:replica", c.physicalProperties(Route.REPLICA).getProperty("ApplicationName"));
     assertEquals("api:fallback",
         c.physicalProperties(Route.FALLBACK).getProperty("ApplicationName"));
-    assertEquals("api:lag", c.physicalProperties(Route.WATCHER).getProperty("ApplicationName"));
+    assertEquals("api:watcher",
+        c.physicalProperties(Route.WATCHER).getProperty("ApplicationName"));
     assertEquals("api:heartbeat",
         c.physicalProperties(Route.HEARTBEAT).getProperty("ApplicationName"));
     assertEquals("omnium:replica",

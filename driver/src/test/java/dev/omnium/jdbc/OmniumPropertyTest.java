@@ -50,7 +50,8 @@ class OmniumPropertyTest {
         "heartbeatInterval", "heartbeatTable", "heartbeatWriter", "applicationName",
         "statementTimeout", "replicaStatementTimeout", "idleInTransactionTimeout", "lockTimeout",
         "primaryPoolSize", "replicaPoolSize", "fallbackPoolSize", "poolTimeout",
-        "replicaAcquireTimeout", "maxLifetime", "clientTimeoutMargin", "routerIdleTimeout",
+        "replicaAcquireTimeout", "maxLifetime", "poolIdleTimeout", "clientTimeoutMargin",
+        "routerIdleTimeout",
         "lagAlertThreshold", "lagAlertAfter",
         "readYourWrites", "readYourWritesTtl", "pooler"};
     OmniumProperty[] all = OmniumProperty.values();
@@ -85,6 +86,7 @@ class OmniumPropertyTest {
     expected.put("poolTimeout", "10s");
     expected.put("replicaAcquireTimeout", "1s");
     expected.put("maxLifetime", "30m");
+    expected.put("poolIdleTimeout", "1m");
     expected.put("clientTimeoutMargin", "2s");
     expected.put("routerIdleTimeout", "10m");
     expected.put("lagAlertThreshold", "10s");
@@ -118,6 +120,7 @@ class OmniumPropertyTest {
     assertEquals(Duration.ofSeconds(10), OmniumProperty.POOL_TIMEOUT.getDuration(empty));
     assertEquals(Duration.ofSeconds(1), OmniumProperty.REPLICA_ACQUIRE_TIMEOUT.getDuration(empty));
     assertEquals(Duration.ofMinutes(30), OmniumProperty.MAX_LIFETIME.getDuration(empty));
+    assertEquals(Duration.ofMinutes(1), OmniumProperty.POOL_IDLE_TIMEOUT.getDuration(empty));
     assertEquals(Duration.ofSeconds(10), OmniumProperty.LAG_ALERT_THRESHOLD.getDuration(empty));
     assertEquals(Duration.ofSeconds(60), OmniumProperty.LAG_ALERT_AFTER.getDuration(empty));
     assertEquals("off", OmniumProperty.READ_YOUR_WRITES.get(empty));
@@ -229,6 +232,10 @@ class OmniumPropertyTest {
     assertTrue(e.getMessage().contains("at least 30000ms"), e.getMessage());
     assertEquals(Duration.ofSeconds(30),
         OmniumProperty.MAX_LIFETIME.getDuration(props("maxLifetime", "30s")));
+    e = invalid(OmniumProperty.POOL_IDLE_TIMEOUT, "9s");
+    assertTrue(e.getMessage().contains("at least 10000ms"), e.getMessage());
+    assertEquals(Duration.ofSeconds(10),
+        OmniumProperty.POOL_IDLE_TIMEOUT.getDuration(props("poolIdleTimeout", "10s")));
   }
 
   @ParameterizedTest

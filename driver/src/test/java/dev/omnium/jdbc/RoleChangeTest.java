@@ -56,7 +56,7 @@ class RoleChangeTest {
     LagWatcher w = watcher();
     AtomicInteger told = new AtomicInteger();
     try (HikariDataSource pool = new HikariDataSource()) {
-      ReplicaEndpoint e = new ReplicaEndpoint("r1", w, pool, 8, false, told::incrementAndGet, null);
+      ReplicaEndpoint e = new ReplicaEndpoint("r1", w, pool, 8, false, told::incrementAndGet);
       long now = System.nanoTime();
       w.record(now, 0);
       e.answered(reporting("on"));

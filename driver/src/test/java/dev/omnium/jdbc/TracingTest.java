@@ -24,7 +24,6 @@ class TracingTest {
     Tracing.quietEnd(null);
     Tracing.quietThread();
     assertFalse(Tracing.quiet());
-    assertNull(Tracing.housekeeper("pool"));
   }
 
   @Test

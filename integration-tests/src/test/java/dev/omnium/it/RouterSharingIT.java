@@ -144,7 +144,7 @@ class RouterSharingIT {
     }
     // One router: one lag watcher (thread and session), one router MBean, one set of pools.
     assertEquals(1, threads("omnium-lag-" + app + "-"), "lag watcher threads");
-    assertEquals(1, sessions(cluster.replica(0), app + ":lag"), "lag watcher sessions");
+    assertEquals(1, sessions(cluster.replica(0), app + ":watcher"), "lag watcher sessions");
     assertEquals(1, routerBeans(app), "router MBeans");
     assertEquals(2, poolBeans(app), "pool MBeans (one replica pool, one fallback pool)");
 
@@ -156,7 +156,7 @@ class RouterSharingIT {
       st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'app'");
     }
     Poll.until(Duration.ofSeconds(20), "the lag watcher to log in again with the latest password",
-        () -> sessions(cluster.replica(0), app + ":lag") == 1);
+        () -> sessions(cluster.replica(0), app + ":watcher") == 1);
     try (Connection c = connect(url, "pw-3")) {
       Poll.until(Duration.ofSeconds(20), "a replica session opened with the latest password",
           () -> readOnReplica(c).inRecovery());
@@ -195,7 +195,7 @@ class RouterSharingIT {
       assertEquals(1, routerBeans(app), "one router");
       // the watcher reconnects on its next beat; an earlier measurement may keep reads fresh
       Poll.until(Duration.ofSeconds(20), "one lag watcher session",
-          () -> sessions(cluster.replica(0), app + ":lag") == 1);
+          () -> sessions(cluster.replica(0), app + ":watcher") == 1);
       assertEquals(1, routerBeans(app), "still one router");
     }
   }
@@ -209,7 +209,7 @@ class RouterSharingIT {
       Poll.until(Duration.ofSeconds(20), "reads on the replica",
           () -> readOnReplica(strict).inRecovery() && readOnReplica(lenient).inRecovery());
       assertEquals(1, routerBeans(app), "one router for both maxAge values");
-      assertEquals(1, sessions(cluster.replica(0), app + ":lag"), "one lag watcher");
+      assertEquals(1, sessions(cluster.replica(0), app + ":watcher"), "one lag watcher");
       cluster.pauseReplay(cluster.replica(0));
       try {
         Poll.until(Duration.ofSeconds(20), "the maxAge=1s connection to read on the primary",

@@ -259,7 +259,7 @@ class ConnectAuthIT {
     try (Connection c = connect(url, "rot", "pw-1")) {
       Poll.until(Duration.ofSeconds(20), "the router's sessions back with pw-1",
           () -> readsOnReplica(c)
-              && Sessions.count(SANDBOX.cluster(), SANDBOX.replica(), app + ":lag") == 1);
+              && Sessions.count(SANDBOX.cluster(), SANDBOX.replica(), app + ":watcher") == 1);
     }
     // Rotated on the server, then used by the application: adopted after its login succeeded.
     setPassword("rot", "pw-2");
@@ -270,7 +270,7 @@ class ConnectAuthIT {
     try (Connection c = connect(url, "rot", "pw-2")) {
       Poll.until(Duration.ofSeconds(20), "the router's sessions back with pw-2",
           () -> readsOnReplica(c)
-              && Sessions.count(SANDBOX.cluster(), SANDBOX.replica(), app + ":lag") == 1);
+              && Sessions.count(SANDBOX.cluster(), SANDBOX.replica(), app + ":watcher") == 1);
     }
   }
 

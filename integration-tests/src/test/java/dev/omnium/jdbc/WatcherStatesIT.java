@@ -62,7 +62,7 @@ class WatcherStatesIT {
          PreparedStatement ps = c.prepareStatement(
              "SELECT string_agg(pid || '@' || backend_start, ',') FROM pg_stat_activity"
                  + " WHERE application_name = ?")) {
-      ps.setString(1, app + ":lag");
+      ps.setString(1, app + ":watcher");
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getString(1);

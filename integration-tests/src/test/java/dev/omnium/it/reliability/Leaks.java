@@ -146,7 +146,8 @@ final class Leaks {
       for (Map.Entry<String, Integer> e : seen.entrySet()) {
         String route = e.getKey().substring(0, e.getKey().indexOf(' '));
         String state = e.getKey().substring(e.getKey().indexOf(' ') + 1);
-        boolean watcher = route.equals("lag") || route.equals("heartbeat");
+        boolean watcher = route.equals("watcher") || route.equals("sampler")
+            || route.equals("heartbeat");
         if (!state.equals("idle") && !(watcher && state.equals("active"))) {
           return node.name() + " shows " + e.getValue() + " session(s) of " + app + (route.isEmpty() ? "" : ":" + route)
               + " in state '" + state + "' with every logical connection closed: " + seen;
@@ -167,9 +168,12 @@ final class Leaks {
           case "replica":
             allowed = total(pools, app + "-replica-", port);
             break;
-          case "lag":
-            // one watcher per replica, plus one primary WAL sampler per router on the primary
-            allowed = count(pools, app + "-replica-", port) + (node == cluster.primary() ? routers(app) : 0);
+          case "watcher":
+            // one watcher per replica at most (routers that watch it alike share it)
+            allowed = count(pools, app + "-replica-", port);
+            break;
+          case "sampler":
+            allowed = node == cluster.primary() ? routers(app) : 0; // one primary WAL sampler per router at most
             break;
           case "heartbeat":
             allowed = node == cluster.primary() ? routers(app) : 0; // one writer connection per router at most
