@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
@@ -107,7 +108,16 @@ final class HealthCheck {
     }
 
     try {
-      collectAll(all, cfg.heartbeatTable(), lockKey, lockKeyError);
+      Map<HealthServer, List<HealthServer>> behind =
+          collectAll(all, cfg.heartbeatTable(), lockKey, lockKeyError);
+      r.replicas.clear();
+      for (HealthServer address : r.addresses) {
+        List<HealthServer> servers = behind.getOrDefault(address, List.of(address));
+        r.replicas.addAll(servers);
+        for (HealthServer s : servers) {
+          if (s != address) all.add(s);
+        }
+      }
       measureLag(r);
       r.evaluate();
       r.readLargestTables();
@@ -119,14 +129,22 @@ final class HealthCheck {
     return r;
   }
 
-  /** Every server at once: a dead one costs its timeout, not the sum of everyone's. */
-  private static void collectAll(List<HealthServer> servers, String table, Long lockKey,
-      String lockKeyError) {
+  /**
+   * Every server at once: a dead one costs its timeout, not the sum of everyone's. A replica
+   * address first finds the servers behind it ({@link CheckEndpoint}); returns them per address.
+   */
+  private static Map<HealthServer, List<HealthServer>> collectAll(List<HealthServer> servers,
+      String table, Long lockKey, String lockKeyError) {
+    Map<HealthServer, List<HealthServer>> behind = new ConcurrentHashMap<>();
     List<Thread> threads = new ArrayList<>();
     for (HealthServer s : servers) {
       Thread t = new Thread(() -> {
         Tracing.quietThread();
-        s.collect(table, lockKey, lockKeyError);
+        List<HealthServer> found = s.configuredPrimary ? List.of(s) : CheckEndpoint.discover(s);
+        for (HealthServer f : found) {
+          f.collect(table, lockKey, lockKeyError);
+        }
+        behind.put(s, found);
       },
           "omnium-check-" + s.label);
       t.setDaemon(true);
@@ -146,8 +164,10 @@ final class HealthCheck {
         HealthServer s = servers.get(i);
         s.reachable = false;
         s.error = "no answer within " + SERVER_DEADLINE_MILLIS / 1000 + "s";
+        behind.remove(s); // its sessions close when its thread ends (the check's process exits)
       }
     }
+    return behind;
   }
 
   /** Polls a replica's replay position this often while waiting for it to pass the primary's. */
@@ -255,7 +275,10 @@ final class HealthCheck {
     final String maskedUrl;
     final Instant checkedAt = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     final HealthServer primary;
+    /** Every server checked as a replica: behind an address reaching several, each of them. */
     final List<HealthServer> replicas = new ArrayList<>();
+    /** Each configured replica address, as its first session found it. */
+    final List<HealthServer> addresses = new ArrayList<>();
     final List<Problem> problems = new ArrayList<>();
     /** Where the heavy queries ran; null when no server could run them. */
     HealthServer heavyOn;
@@ -276,6 +299,7 @@ final class HealthCheck {
         replicas.add(new HealthServer("replica" + i++, false, h.toString(), cfg.replicaUrl(h),
             replicaProps, checkSettings(cfg, Route.WATCHER)));
       }
+      addresses.addAll(replicas);
       collectSecrets(primaryProps);
       collectSecrets(replicaProps);
       collectSecrets(info);
@@ -499,7 +523,7 @@ final class HealthCheck {
 
     private boolean listedAsPrimary(HealthServer r) {
       for (HostSpec h : cfg.primaryHosts()) {
-        if (h.toString().equals(r.endpoint)) return true;
+        if (h.toString().equals(r.address)) return true;
       }
       return false;
     }
@@ -547,6 +571,10 @@ final class HealthCheck {
       out.append("checked at       ").append(checkedAt).append('\n');
       out.append("maxAge           ").append(duration(cfg.maxAge())).append('\n');
       out.append("heartbeat table  ").append(cfg.heartbeatTable()).append('\n');
+      for (HealthServer a : addresses) {
+        out.append("replica address  ").append(a.label).append(' ')
+            .append(a.address).append(": ").append(behindText(a)).append('\n');
+      }
 
       heading(out, "servers");
       serversTable().printText(out, "  ");
@@ -754,6 +782,7 @@ final class HealthCheck {
       List<Object> rs = new ArrayList<>();
       for (HealthServer r : replicas) {
         Map<String, Object> m = serverJson(r);
+        m.put("address", r.address);
         m.put("replayPaused", r.replayPaused);
         m.put("walReceiver", r.walReceiver);
         m.put("heartbeatState", r.reachable ? beatWord(r.beat) : null);
@@ -767,6 +796,22 @@ final class HealthCheck {
         rs.add(m);
       }
       root.put("replicas", rs);
+      List<Object> as = new ArrayList<>();
+      for (HealthServer a : addresses) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("address", a.address);
+        m.put("serversFound", a.serversBehind);
+        m.put("connects", a.connectsTried);
+        List<Object> names = new ArrayList<>();
+        for (HealthServer s : replicas) {
+          if (s.address.equals(a.address)) {
+            names.add(s.label);
+          }
+        }
+        m.put("servers", names);
+        as.add(m);
+      }
+      root.put("replicaAddresses", as);
 
       Map<String, Object> lt = new LinkedHashMap<>();
       lt.put("server", heavyOn == null ? null : heavyOn.label);
@@ -836,6 +881,21 @@ final class HealthCheck {
 
     private void add(Severity severity, String where, String message) {
       problems.add(new Problem(severity, where, message));
+    }
+
+    /** "2 servers found in 5 connects (at most 8; each checked on its own)". */
+    private static String behindText(HealthServer a) {
+      if (a.connectsTried == 0) {
+        return "not reached";
+      }
+      if (a.server == null) {
+        return "1 server (which one could not be read)";
+      }
+      return a.serversBehind + (a.serversBehind == 1 ? " server" : " servers") + " found in "
+          + a.connectsTried + (a.connectsTried == 1 ? " connect" : " connects") + " (at most "
+          + CheckEndpoint.MAX_CONNECTS + ", until one repeats " + CheckEndpoint.REPEATS
+          + " times)" + (a.serversBehind > 1 ? ": a reader endpoint, each server checked on its"
+          + " own" : "");
     }
 
     private static String lagText(HealthServer r) {

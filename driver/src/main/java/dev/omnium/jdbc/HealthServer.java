@@ -127,9 +127,18 @@ final class HealthServer {
       col("tableBytes", "heap", Kind.BYTES), col("indexBytes", "indexes", Kind.BYTES),
       col("estimatedRows", "rows (est.)", Kind.INT)};
 
-  final String label;
+  /** Unique in the report; {@code replica1.2} for the second server behind one address. */
+  String label;
   final boolean configuredPrimary;
-  final String endpoint;
+  /** The configured address, or {@code address/server} behind an address reaching several. */
+  String endpoint;
+  /** The configured address it was reached through. */
+  final String address;
+  /** Which server a replica address's session reached; null for the primary or when unread. */
+  ServerKey server;
+  /** On an address's first server: the distinct servers it reached, and the connects tried. */
+  int serversBehind;
+  int connectsTried;
   private final String url;
   private final Properties props;
 
@@ -190,6 +199,7 @@ final class HealthServer {
     this.label = label;
     this.configuredPrimary = configuredPrimary;
     this.endpoint = endpoint;
+    this.address = endpoint;
     this.url = url;
     this.props = props;
     this.settings = settings;
@@ -228,13 +238,7 @@ final class HealthServer {
 
   /** Reads everything but the largest tables; never throws. */
   void collect(String heartbeatTable, Long writerLockKey, String writerLockKeyError) {
-    try {
-      PgConnector connector = new PgConnector(url, props, label + " " + endpoint + " (check)")
-          .settingsBy(settings);
-      connection = connector.connect();
-      readOnlyTransaction(connection, connector.perTransaction());
-    } catch (SQLException | RuntimeException e) {
-      error = message(e);
+    if (connection == null && !open()) {
       return;
     }
     try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(INFO_SQL)) {
@@ -289,6 +293,37 @@ final class HealthServer {
         + " AND state IN ('idle in transaction', 'idle in transaction (aborted)')"
         + " ORDER BY xact_start, pid LIMIT " + TOP_TRANSACTIONS, TRANSACTIONS));
     section("lock waits", () -> lockWaits = query(lockWaitsSql(versionNum), LOCK_WAITS));
+  }
+
+  /**
+   * Opens the check's session; on a replica address also reads which server it reached
+   * ({@link ServerKey}, in autocommit before the check's transaction). False, with
+   * {@link #error} set, when it cannot.
+   */
+  boolean open() {
+    try {
+      PgConnector connector = new PgConnector(url, props, label + " " + endpoint + " (check)")
+          .settingsBy(settings);
+      connection = connector.connect();
+      if (!configuredPrimary) {
+        try {
+          server = ServerKey.read(connection);
+        } catch (SQLException e) {
+          server = null; // the server stays the address's alone
+        }
+      }
+      readOnlyTransaction(connection, connector.perTransaction());
+      return true;
+    } catch (SQLException | RuntimeException e) {
+      error = message(e);
+      close();
+      return false;
+    }
+  }
+
+  /** Another, unopened session to the same address. */
+  HealthServer sibling() {
+    return new HealthServer(label, configuredPrimary, endpoint, url, props, settings);
   }
 
   /** The largest tables, on this server's open connection. */

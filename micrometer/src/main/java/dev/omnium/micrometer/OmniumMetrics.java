@@ -7,12 +7,17 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import javax.management.InstanceNotFoundException;
 import javax.management.JMException;
@@ -37,8 +42,12 @@ import javax.management.ObjectName;
  *   <tr><td>omnium.routes</td><td>counter</td><td>route=primary|replica|fallback</td>
  *     <td>primary: statements of read-write work; replica, fallback: read-only units of
  *     work</td></tr>
- *   <tr><td>omnium.replica.lag</td><td>gauge, seconds</td><td>replica=host:port</td>
- *     <td>effective lag; +Inf while unknown (no reads go there)</td></tr>
+ *   <tr><td>omnium.replica.lag</td><td>gauge, seconds</td><td>replica=host:port, and
+ *     replica=host:port/server for each server found behind an address that reaches several (a
+ *     reader endpoint)</td>
+ *     <td>effective lag; +Inf while unknown (no reads go there). The per-server gauges appear
+ *     as the router finds servers and go when it forgets them, within
+ *     {@link #SERVERS_REFRESH_SECONDS} s</td></tr>
  *   <tr><td>omnium.replica.untrusted</td><td>gauge</td><td>replica=host:port,
  *     reason=FOREIGN_CLUSTER|DIVERGED_TIMELINE|IDENTITY_UNKNOWN</td>
  *     <td>1 while the listed server is not a replica of this primary for that reason (a standby
@@ -64,8 +73,17 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
   /** Strong references: Micrometer holds the objects of function meters only weakly. */
   private final Map<ObjectName, RouterMXBean> routers = new HashMap<>();
   private final Map<ObjectName, List<Meter>> meters = new HashMap<>();
+  /** Per router, the lag of each server behind a replica address reaching several. */
+  private final Map<ObjectName, MultiGauge> serverLags = new HashMap<>();
   private final NotificationListener listener = this::onNotification;
   private MeterRegistry registry;
+  private ScheduledExecutorService refresher;
+
+  /**
+   * How often the servers behind each replica address are read again: JMX says when a router
+   * starts or closes, not when it finds or forgets a server behind an address.
+   */
+  public static final int SERVERS_REFRESH_SECONDS = 5;
 
   /** Meters for the routers of the platform MBean server, HikariCP's pool meters included. */
   public OmniumMetrics() {
@@ -107,6 +125,52 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
     for (ObjectName name : server.queryNames(ROUTERS, null)) {
       bind(name);
     }
+    if (refresher == null) {
+      refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "omnium-metrics-servers");
+        t.setDaemon(true);
+        return t;
+      });
+      refresher.scheduleWithFixedDelay(this::refreshServers, SERVERS_REFRESH_SECONDS,
+          SERVERS_REFRESH_SECONDS, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Registers a lag gauge for each server a router now finds behind a replica address, and
+   * removes those of servers it forgot.
+   */
+  synchronized void refreshServers() {
+    if (registry == null) {
+      return;
+    }
+    for (Map.Entry<ObjectName, MultiGauge> e : serverLags.entrySet()) {
+      RouterMXBean router = routers.get(e.getKey());
+      String[] names;
+      try {
+        names = router.getReplicas();
+      } catch (RuntimeException gone) {
+        continue; // its unregistration removes its meters
+      }
+      List<MultiGauge.Row<?>> rows = new ArrayList<>();
+      for (String name : names) {
+        if (isServerBehind(name, names)) {
+          rows.add(MultiGauge.Row.of(Tags.of("replica", name), router,
+              r -> lagSeconds(r, name)));
+        }
+      }
+      e.getValue().register(rows, false);
+    }
+  }
+
+  /** {@code address/server}: one of the servers behind a listed address that reaches several. */
+  static boolean isServerBehind(String name, String[] names) {
+    for (String address : names) {
+      if (address.indexOf('/') < 0 && name.startsWith(address + "/")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private synchronized void onNotification(Notification n, Object handback) {
@@ -152,6 +216,9 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
       replicas = new String[0];
     }
     for (String replica : replicas) {
+      if (isServerBehind(replica, replicas)) {
+        continue; // refreshServers: it may be forgotten
+      }
       list.add(Gauge.builder("omnium.replica.lag", router, r -> lagSeconds(r, replica))
           .tag("router", tag)
           .tag("replica", replica)
@@ -173,10 +240,21 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
     }
     routers.put(name, router);
     meters.put(name, list);
+    // The same name and tag keys as the listed addresses' lag gauges: one series per server.
+    serverLags.put(name, MultiGauge.builder("omnium.replica.lag")
+        .tag("router", tag)
+        .baseUnit("seconds")
+        .description("Effective replica lag; +Inf while unknown (reads avoid the replica)")
+        .register(registry));
+    refreshServers();
   }
 
   private void unbind(ObjectName name) {
     routers.remove(name);
+    MultiGauge servers = serverLags.remove(name);
+    if (servers != null) {
+      servers.register(List.of(), false);
+    }
     List<Meter> list = meters.remove(name);
     if (list != null) {
       for (Meter m : list) {
@@ -196,6 +274,10 @@ public final class OmniumMetrics implements MeterBinder, AutoCloseable {
     }
     if (poolMetrics) {
       OmniumDriver.setPoolMetricsTrackerFactory(null);
+    }
+    if (refresher != null) {
+      refresher.shutdownNow();
+      refresher = null;
     }
     try {
       server.removeNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.omnium.jdbc.RouterMXBean;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
@@ -93,5 +94,73 @@ class OmniumMetricsTest {
           registry.find("omnium.routes").tag("router", "odd name").functionCounter() != null);
     }
     assertTrue(registry.find("omnium.routes").meters().isEmpty(), "close() removes every meter");
+  }
+
+  /** A router behind whose one replica address servers are found and forgotten. */
+  static final class EndpointRouter extends FixedRouterBase {
+    volatile Map<String, Long> lag = Map.of("ep:5000", 100L);
+
+    @Override public String[] getReplicas() { return lag.keySet().toArray(new String[0]); }
+    @Override public Map<String, Long> getEffectiveLagMillis() { return lag; }
+    @Override public Map<String, String> getReplicaStates() { return Map.of(); }
+  }
+
+  /** FixedRouter's figures, its replica methods overridable. */
+  abstract static class FixedRouterBase implements RouterMXBean {
+    private final FixedRouter f = new FixedRouter();
+
+    @Override public long getMaxAgeMillis() { return f.getMaxAgeMillis(); }
+    @Override public long getPrimaryStatements() { return f.getPrimaryStatements(); }
+    @Override public long getReplicaRoutes() { return f.getReplicaRoutes(); }
+    @Override public long getFallbackRoutes() { return f.getFallbackRoutes(); }
+    @Override public long getRetries() { return f.getRetries(); }
+    @Override public long getReplicaAcquireFailures() { return 0; }
+    @Override public long getWritePositionChecks() { return 0; }
+    @Override public long getSessionResets() { return 0; }
+    @Override public long getSessionsClosedForState() { return 0; }
+    @Override public int getFallbackActive() { return f.getFallbackActive(); }
+    @Override public int getFallbackPoolSize() { return f.getFallbackPoolSize(); }
+    @Override public boolean isLagAlert() { return false; }
+    @Override public boolean isHeartbeatLeader() { return false; }
+    @Override public Map<String, Long> getClockOffsetMillis() { return Map.of(); }
+  }
+
+  @Test
+  void eachServerBehindAReaderEndpointHasItsLagGaugeWhileTheRouterKnowsIt() throws Exception {
+    MBeanServer server = MBeanServerFactory.newMBeanServer();
+    EndpointRouter router = new EndpointRouter();
+    Map<String, Long> two = new LinkedHashMap<>();
+    two.put("ep:5000", 100L);
+    two.put("ep:5000/10.0.0.1:5432", 100L);
+    two.put("ep:5000/10.0.0.2:5432", -1L);
+    router.lag = two;
+    server.registerMBean(router, new ObjectName("dev.omnium:type=Router,name=reads"));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (OmniumMetrics metrics = new OmniumMetrics(server, false)) {
+      metrics.bindTo(registry);
+      assertEquals(0.1, registry.get("omnium.replica.lag").tag("replica", "ep:5000").gauge()
+          .value());
+      assertEquals(0.1, registry.get("omnium.replica.lag").tags("router", "reads", "replica",
+          "ep:5000/10.0.0.1:5432").gauge().value());
+      assertEquals(Double.POSITIVE_INFINITY, registry.get("omnium.replica.lag")
+          .tag("replica", "ep:5000/10.0.0.2:5432").gauge().value(), "the stale server");
+
+      Map<String, Long> three = new LinkedHashMap<>(two);
+      three.remove("ep:5000/10.0.0.2:5432");
+      three.put("ep:5000/10.0.0.3:5432", 40L);
+      router.lag = three;
+      metrics.refreshServers();
+      assertNull(registry.find("omnium.replica.lag").tag("replica", "ep:5000/10.0.0.2:5432")
+          .gauge(), "a forgotten server's gauge goes");
+      assertEquals(0.04, registry.get("omnium.replica.lag")
+          .tag("replica", "ep:5000/10.0.0.3:5432").gauge().value(), "a found one's comes");
+      assertEquals(3, registry.find("omnium.replica.lag").gauges().size());
+
+      router.lag = Map.of("ep:5000", 100L); // one server behind it again
+      metrics.refreshServers();
+      assertEquals(List.of("ep:5000"), registry.find("omnium.replica.lag").gauges().stream()
+          .map(g -> g.getId().getTag("replica")).toList());
+    }
+    assertTrue(registry.find("omnium.replica.lag").meters().isEmpty(), "close() removes them");
   }
 }

@@ -3,11 +3,16 @@ package dev.omnium.it.endpoint;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.omnium.jdbc.CheckReport;
 import dev.omnium.jdbc.OmniumDataSource;
 import dev.omnium.jdbc.RouterMXBean;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
+import dev.omnium.micrometer.OmniumMetrics;
 import dev.omnium.sandbox.testkit.RouterBean;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -32,7 +37,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * address: no read may be stale beyond maxAge, and most reads must run on the fresh replica,
  * whichever server the lag watcher's own session reached.
  *
- * <p>The router's JMX bean names each server behind the address with its own lag and state.
+ * <p>The router's JMX bean, its Micrometer meters and {@code check} name each server behind the
+ * address with its own lag, the paused one stale.
  */
 class ReaderEndpointIT {
   private static final Duration MAX_AGE = Duration.ofSeconds(1);
@@ -119,6 +125,8 @@ class ReaderEndpointIT {
       assertTrue(lag.get(freshServer) >= 0, "the fresh server's lag is known: " + lag);
       assertTrue(lag.get(pausedServer) == -1 || lag.get(pausedServer) > MAX_AGE.toMillis(),
           "the paused server is stale: lag " + lag + ", states " + states);
+      assertMetersName(freshServer, pausedServer);
+      assertCheckNames(address, freshServer, pausedServer);
       stop.set(true);
       for (Thread r : readers) r.join(30_000);
       writer.join(30_000);
@@ -137,5 +145,46 @@ class ReaderEndpointIT {
         + " ms; reads by server port " + reads + " (fresh " + fresh + ", paused " + paused + ")");
     assertTrue(reads.getOrDefault(fresh, 0) > total / 2, "most reads on the fresh replica "
         + fresh + ": " + reads);
+  }
+
+  /** A gauge per server behind the endpoint: the fresh one's lag within maxAge, the other's not. */
+  private static void assertMetersName(String freshServer, String pausedServer)
+      throws InterruptedException {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (OmniumMetrics metrics = new OmniumMetrics(ManagementFactory.getPlatformMBeanServer(),
+        false)) {
+      metrics.bindTo(registry);
+      Gauge freshLag = registry.get("omnium.replica.lag")
+          .tags("router", "endpoint", "replica", freshServer).gauge();
+      Gauge pausedLag = registry.get("omnium.replica.lag")
+          .tags("router", "endpoint", "replica", pausedServer).gauge();
+      double maxAge = MAX_AGE.toMillis() / 1000.0;
+      Poll.until(Duration.ofSeconds(10), "the fresh server's lag gauge within maxAge",
+          () -> freshLag.value() <= maxAge);
+      assertTrue(pausedLag.value() > maxAge, "the paused server's lag gauge: " + pausedLag.value());
+    }
+  }
+
+  /**
+   * {@code check} finds both servers behind the endpoint, says so, and reports each one's lag:
+   * the fresh one fresh, the paused one stale.
+   */
+  private static void assertCheckNames(String address, String freshServer, String pausedServer) {
+    String report = CheckReport.of(SANDBOX.endpointUrl("endpoint-check",
+        "maxAge=" + MAX_AGE.toMillis() + "ms"));
+    assertTrue(report.contains("replica address  replica1 " + address + ": 2 servers found"),
+        report);
+    assertTrue(serverRow(report, freshServer).contains("(fresh)"), report);
+    assertTrue(serverRow(report, pausedServer).contains("(stale)"), report);
+    assertTrue(serverRow(report, pausedServer).contains("paused"), report);
+    assertTrue(report.contains(pausedServer + ": heartbeat lag"), report);
+  }
+
+  /** The servers table's row of {@code server} ({@code address/server}). */
+  private static String serverRow(String report, String server) {
+    for (String line : report.split("\n")) {
+      if (line.startsWith("  replica1") && line.contains(server + " ")) return line;
+    }
+    throw new AssertionError("no row for " + server + " in\n" + report);
   }
 }
