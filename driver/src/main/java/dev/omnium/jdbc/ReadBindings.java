@@ -179,7 +179,8 @@ final class ReadBindings {
    * of a read-only unit of work, so nothing from it reached the caller; otherwise null.
    *
    * @throws SQLException the original error's SQLState (40001, class 08) when no fallback
-   *     session can be had for the retry; the original is the cause, the pool's the suppressed
+   *     session can be had for the retry; the original is the cause, the pool's the suppressed;
+   *     or, when the fallback's logins are refused, that refusal as pgjdbc reports it
    */
   Connection retryTarget(SQLException e, List<LogicalStatement> statements, SessionState state)
       throws SQLException {
@@ -199,6 +200,12 @@ final class ReadBindings {
     try {
       f = router.borrowFallback();
     } catch (SQLException busy) {
+      if (SqlStates.loginRefused(busy)) {
+        // No session can be had at all (a changed password, ...): that is the cause to report,
+        // as a new pgjdbc connection would; the lost session's error goes with it.
+        busy.addSuppressed(e);
+        throw busy;
+      }
       // The replica was fresh: the retry found the fallback pool full or the primary unreachable.
       // The caller gets the replica's error (readWithRetry recognises a 40001), the pool's as
       // the suppressed exception.
