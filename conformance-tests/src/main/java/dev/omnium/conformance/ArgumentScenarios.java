@@ -48,6 +48,25 @@ final class ArgumentScenarios {
         .executeQuery(QUERY));
     conn(g, "prepare-concurrency-invalid", c -> c.prepareStatement(QUERY,
         ResultSet.TYPE_FORWARD_ONLY, 99).executeQuery());
+    // refused at the factory, before any execute (issue 32)
+    conn(g, "create-statement-type-invalid-at-call",
+        c -> c.createStatement(99, ResultSet.CONCUR_READ_ONLY) != null);
+    conn(g, "create-statement-concurrency-invalid-at-call",
+        c -> c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, -1) != null);
+    conn(g, "create-statement-holdability-invalid-at-call",
+        c -> c.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY, -1)
+            != null);
+    conn(g, "prepare-type-invalid-at-call",
+        c -> c.prepareStatement(QUERY, -1, ResultSet.CONCUR_READ_ONLY) != null);
+    conn(g, "prepare-holdability-invalid-at-call", c -> c.prepareStatement(QUERY,
+        ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_UPDATABLE, 7) != null);
+    conn(g, "prepare-call-concurrency-invalid-at-call",
+        c -> c.prepareCall(CALL, ResultSet.TYPE_FORWARD_ONLY, 99) != null);
+    conn(g, "prepare-call-holdability-invalid-at-call", c -> c.prepareCall(CALL,
+        ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY, -1) != null);
+    conn(g, "prepare-call-escape-unterminated", c -> c.prepareCall("{ ? = call upper(?) ") != null);
+    conn(g, "prepare-call-escape-without-call", c -> c.prepareCall("{ ?= upper (?) }") != null);
+    conn(g, "prepare-call-escape-misplaced", c -> c.prepareCall("{ = ? call upper(?); }") != null);
     conn(g, "native-sql-escape", c -> c.nativeSQL("SELECT {fn ucase('a')}"));
     conn(g, "commit-in-autocommit", c -> run(c::commit));
     conn(g, "rollback-in-autocommit", c -> run(c::rollback));

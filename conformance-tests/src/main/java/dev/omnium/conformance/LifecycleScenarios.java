@@ -5,6 +5,7 @@ import static dev.omnium.conformance.OnConnection.opened;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.util.Properties;
 import org.postgresql.PGConnection;
 import org.postgresql.PGStatement;
 
@@ -124,6 +125,17 @@ final class LifecycleScenarios {
           r.q("server", c, "SELECT current_setting('application_name')");
           r.act("unknown", () -> c.setClientInfo("NoSuchKey", "x"));
           r.call("warnings", () -> c.getWarnings() == null ? "none" : "warned");
+        }))
+        .add("client-info-after-sql", opened((r, c) -> {
+          r.u("set", c, "SET application_name = 'conf-by-sql'");
+          r.call("get", () -> c.getClientInfo("ApplicationName"));
+          r.call("all", () -> c.getClientInfo().getProperty("ApplicationName"));
+        }))
+        .add("client-info-empty-properties", opened((r, c) -> {
+          r.act("set", () -> c.setClientInfo("ApplicationName", "conf-client"));
+          r.act("clear", () -> c.setClientInfo(new Properties()));
+          r.call("get", () -> c.getClientInfo("ApplicationName"));
+          r.q("server", c, "SELECT current_setting('application_name')");
         }));
   }
 }

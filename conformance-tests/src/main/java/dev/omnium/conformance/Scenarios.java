@@ -48,6 +48,8 @@ public final class Scenarios {
     all.addAll(SqlStateScenarios.group().scenarios());
     all.addAll(LostSessionScenarios.group().scenarios());
     all.addAll(ArgumentScenarios.group().scenarios());
+    all.addAll(PgjdbcApiScenarios.group().scenarios());
+    all.addAll(ParameterScenarios.group().scenarios());
     Set<String> ids = new HashSet<>();
     for (Scenario s : all) {
       if (!ids.add(s.id())) {

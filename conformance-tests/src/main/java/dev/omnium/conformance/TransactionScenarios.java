@@ -68,6 +68,21 @@ final class TransactionScenarios {
           c.setAutoCommit(true);
           r.q("autocommit", c, "SELECT current_setting('transaction_isolation')");
         })
+        .add("isolation-set-with-sql", r -> {
+          Connection c = r.openTransaction();
+          r.u("set", c, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+          r.call("get", c::getTransactionIsolation);
+          r.act("commit", c::commit);
+          r.call("after", c::getTransactionIsolation);
+        })
+        .add("isolation-after-set-then-sql", r -> {
+          Connection c = r.open();
+          r.act("set", () -> c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE));
+          c.setAutoCommit(false);
+          r.u("sql", c, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+          r.call("get", c::getTransactionIsolation);
+          r.act("rollback", c::rollback);
+        })
         .add("isolation-change-inside-transaction", r -> {
           Connection c = r.openTransaction();
           r.q("first", c, "SELECT 1");

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
+import org.postgresql.core.BaseConnection;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.PSQLState;
 
@@ -31,10 +32,11 @@ import org.postgresql.util.PSQLState;
  * The part of a logical connection that needs no routing decision: statement factories, the JDBC
  * session state (recorded in {@link SessionState}, then applied to whatever sessions are bound),
  * warnings, metadata and factories. {@link OmniumConnection} adds binding, routing, transactions
- * and lifecycle.
+ * and lifecycle; {@link PgConnectionApi} is pgjdbc's own connection API.
  */
-abstract class LogicalConnectionBase implements Connection {
+abstract class LogicalConnectionBase extends PgConnectionApi {
   static final int UNSET = SessionState.UNSET;
+  private static final String APPLICATION_NAME = "ApplicationName";
   private static final int FORWARD = ResultSet.TYPE_FORWARD_ONLY;
   private static final int READ_ONLY = ResultSet.CONCUR_READ_ONLY;
 
@@ -45,6 +47,8 @@ abstract class LogicalConnectionBase implements Connection {
   SessionState state;
   /** What {@link #setMaxAge} was given on this handle, or null (the state's value holds). */
   private Duration maxAge;
+  /** The URL this handle was opened with, passwords masked ({@code getMetaData().getURL()}). */
+  String url;
 
   abstract OmniumConnection self();
 
@@ -72,9 +76,8 @@ abstract class LogicalConnectionBase implements Connection {
 
   abstract String applicationName();
 
-  abstract String writeTokenRequired();
-
-  public abstract void requireWriteToken(String token) throws SQLException;
+  /** Whether this handle was closed (its state may serve another handle since). */
+  abstract boolean closedHandle();
 
   /** The session of the current unit of work, bound if need be (describe-only calls). */
   abstract Connection currentTarget() throws SQLException;
@@ -108,13 +111,82 @@ abstract class LogicalConnectionBase implements Connection {
     return d != null ? d : Duration.ofNanos(state.maxAgeNanos);
   }
 
+  /**
+   * The fetch size of statements that set none, as pgjdbc's {@code defaultRowFetchSize}.
+   *
+   * @param fetchSize rows per round trip, 0 for all at once
+   * @throws SQLException 22023 when negative
+   */
+  @Override
+  public void setDefaultFetchSize(int fetchSize) throws SQLException {
+    if (fetchSize < 0) {
+      throw PgjdbcErrors.invalidParameter("Fetch size must be a value greater than or equal to 0.");
+    }
+    state.defaultFetchSize = fetchSize;
+  }
+
+  @Override
+  public int getDefaultFetchSize() {
+    return state.defaultFetchSize;
+  }
+
+  /** As pgjdbc: read-only, unless {@code readOnlyMode=ignore}. */
+  @Override
+  public boolean hintReadOnly() {
+    return state.readOnly && state.readOnlyMode != ConnectionDefaults.ReadOnlyMode.IGNORE;
+  }
+
+  /**
+   * The last write this connection committed on the primary, as an opaque token for
+   * {@link #requireWriteToken(String)} or {@link OmniumDataSource#read(Duration, String)}.
+   *
+   * @return the token, or null before the first write or when {@code readYourWrites=off}
+   */
+  public String lastWriteToken() {
+    return state.writes.lastToken();
+  }
+
+  /**
+   * Makes this connection's read-only work see the write the token names: it goes to a replica
+   * only if that replica has replayed it, else to the fallback route. Also available as the
+   * client-info property {@value OmniumConnection#WRITE_TOKEN_CLIENT_INFO}.
+   *
+   * @param token from {@link #lastWriteToken()}, possibly of another process; null forgets it
+   * @throws SQLException SQLState 22023 when the token is malformed
+   */
+  public void requireWriteToken(String token) throws SQLException {
+    if (closedHandle()) { // checked, then forgotten: no read follows, the state may serve another
+      if (token != null) WritePositions.parseToken(token);
+      return;
+    }
+    state.writes.require(token);
+  }
+
+  String writeTokenRequired() {
+    return state.writes.requiredToken();
+  }
+
   @Override
   public String nativeSQL(String sql) throws SQLException {
     return currentOrPrimary().nativeSQL(sql);
   }
 
+  /**
+   * A new statement joins the list, on the thread that uses the connection now. Statements closed
+   * on other threads leave it here, as it doubles (see {@link LogicalStatement#close()}).
+   */
   void register(LogicalStatement s) {
-    state.statements.add(s);
+    SessionState st = state;
+    st.owner = Thread.currentThread();
+    ArrayList<LogicalStatement> statements = st.statements;
+    int n = statements.size();
+    if (n >= 16 && (n & (n - 1)) == 0) statements.removeIf(open -> open.closed);
+    statements.add(s);
+  }
+
+  /** Whether {@code t} is the thread that uses this connection: it made or ran a statement last. */
+  final boolean usedBy(Thread t) {
+    return state.owner == t;
   }
 
   void unregister(LogicalStatement s) {
@@ -129,20 +201,29 @@ abstract class LogicalConnectionBase implements Connection {
 
   // ---------------------------------------------------------------- statements
 
+  // pgjdbc checks the result set arguments at the factory, a holdability only when one is given
+  // (UNSET stands for "the connection's": it is never an argument's value here)
+
   @Override
   public Statement createStatement() throws SQLException {
-    return createStatement(FORWARD, READ_ONLY, UNSET);
+    return statement(FORWARD, READ_ONLY, false, UNSET);
   }
 
   @Override
   public Statement createStatement(int type, int concurrency) throws SQLException {
-    return createStatement(type, concurrency, UNSET);
+    return statement(type, concurrency, false, UNSET);
   }
 
   @Override
   public Statement createStatement(int type, int concurrency, int holdability)
       throws SQLException {
+    return statement(type, concurrency, true, holdability);
+  }
+
+  private Statement statement(int type, int concurrency, boolean given, int holdability)
+      throws SQLException {
     checkOpen();
+    StatementSettings.check(type, concurrency, given, holdability);
     LogicalStatement s = new LogicalStatement(self(), type, concurrency, holdability);
     register(s);
     return s;
@@ -150,40 +231,41 @@ abstract class LogicalConnectionBase implements Connection {
 
   @Override
   public PreparedStatement prepareStatement(String sql) throws SQLException {
-    return prepare(sql, FORWARD, READ_ONLY, UNSET, UNSET, null, null);
+    return prepare(sql, FORWARD, READ_ONLY, false, UNSET, UNSET, null, null);
   }
 
   @Override
   public PreparedStatement prepareStatement(String sql, int type, int concurrency)
       throws SQLException {
-    return prepare(sql, type, concurrency, UNSET, UNSET, null, null);
+    return prepare(sql, type, concurrency, false, UNSET, UNSET, null, null);
   }
 
   @Override
   public PreparedStatement prepareStatement(String sql, int type, int concurrency,
                                             int holdability) throws SQLException {
-    return prepare(sql, type, concurrency, holdability, UNSET, null, null);
+    return prepare(sql, type, concurrency, true, holdability, UNSET, null, null);
   }
 
   @Override
   public PreparedStatement prepareStatement(String sql, int keys) throws SQLException {
-    return prepare(sql, FORWARD, READ_ONLY, UNSET, keys, null, null);
+    return prepare(sql, FORWARD, READ_ONLY, false, UNSET, keys, null, null);
   }
 
   @Override
   public PreparedStatement prepareStatement(String sql, int[] columns) throws SQLException {
-    return prepare(sql, FORWARD, READ_ONLY, UNSET, UNSET, columns.clone(), null);
+    return prepare(sql, FORWARD, READ_ONLY, false, UNSET, UNSET, columns.clone(), null);
   }
 
   @Override
   public PreparedStatement prepareStatement(String sql, String[] columns) throws SQLException {
-    return prepare(sql, FORWARD, READ_ONLY, UNSET, UNSET, null, columns.clone());
+    return prepare(sql, FORWARD, READ_ONLY, false, UNSET, UNSET, null, columns.clone());
   }
 
-  private PreparedStatement prepare(String sql, int type, int concurrency, int holdability,
-      int keys, int[] columnIndexes, String[] columnNames) throws SQLException {
+  private PreparedStatement prepare(String sql, int type, int concurrency, boolean given,
+      int holdability, int keys, int[] columnIndexes, String[] columnNames) throws SQLException {
     checkOpen();
     if (sql == null) throw new SQLException("omnium: SQL must not be null", "HY000");
+    StatementSettings.check(type, concurrency, given, holdability);
     LogicalPreparedStatement s = new PreparedStatementProxy(self(), sql, type, concurrency,
         holdability, keys, columnIndexes, columnNames);
     register(s);
@@ -192,20 +274,28 @@ abstract class LogicalConnectionBase implements Connection {
 
   @Override
   public CallableStatement prepareCall(String sql) throws SQLException {
-    return prepareCall(sql, FORWARD, READ_ONLY, UNSET);
+    return call(sql, FORWARD, READ_ONLY, false, UNSET);
   }
 
   @Override
   public CallableStatement prepareCall(String sql, int type, int concurrency)
       throws SQLException {
-    return prepareCall(sql, type, concurrency, UNSET);
+    return call(sql, type, concurrency, false, UNSET);
   }
 
   @Override
   public CallableStatement prepareCall(String sql, int type, int concurrency, int holdability)
       throws SQLException {
+    return call(sql, type, concurrency, true, holdability);
+  }
+
+  /** As pgjdbc, a malformed call escape fails here, when the statement is prepared. */
+  private CallableStatement call(String sql, int type, int concurrency, boolean given,
+      int holdability) throws SQLException {
     checkOpen();
     if (sql == null) throw new SQLException("omnium: SQL must not be null", "HY000");
+    StatementSettings.check(type, concurrency, given, holdability);
+    ParameterCounts.checkCall(sql);
     LogicalCallableStatement s = new CallableStatementProxy(self(), sql, type, concurrency,
         holdability);
     register(s);
@@ -229,12 +319,16 @@ abstract class LogicalConnectionBase implements Connection {
     changed(SessionState.ISOLATION);
   }
 
+  /**
+   * As pgjdbc, the server's answer (SQL such as {@code SET TRANSACTION ISOLATION LEVEL} counts):
+   * the bound session of the current unit of work, else the level the next one gets.
+   */
   @Override
   public int getTransactionIsolation() throws SQLException {
     checkOpen();
-    if (state.isolation != UNSET) return state.isolation;
-    Connection p = primaryConnection();
-    return p != null ? p.getTransactionIsolation() : TRANSACTION_READ_COMMITTED;
+    BaseConnection c = pgBound();
+    if (c != null) return c.getTransactionIsolation();
+    return state.isolation != UNSET ? state.isolation : TRANSACTION_READ_COMMITTED;
   }
 
   /**
@@ -365,7 +459,10 @@ abstract class LogicalConnectionBase implements Connection {
     if (closed != null) throw closed;
     try {
       checkOpen();
-      state.putClientInfo(properties);
+      Properties p = new Properties();
+      p.putAll(properties);
+      p.putIfAbsent(APPLICATION_NAME, ""); // pgjdbc clears the name the properties leave out
+      state.putClientInfo(p);
       changed(SessionState.CLIENT_INFO);
     } catch (SQLClientInfoException e) {
       throw e;
@@ -408,14 +505,21 @@ abstract class LogicalConnectionBase implements Connection {
       return writeTokenRequired();
     }
     String v = state.clientInfo == null ? null : state.clientInfo.getProperty(name);
-    // pgjdbc answers the session's application name; the logical one is the configured base
-    return v == null && "ApplicationName".equals(name) ? applicationName() : v;
+    if (!APPLICATION_NAME.equals(name)) return v;
+    // pgjdbc answers what the server reported last (SET application_name included): the primary
+    // session's, when bound (read sessions carry their route in theirs), else the logical name
+    Connection p = primaryConnection();
+    if (p != null) return p.getClientInfo(name);
+    return v == null ? applicationName() : v;
   }
 
   @Override
   public Properties getClientInfo() throws SQLException {
     checkOpen();
-    return state.clientInfoCopy();
+    Properties p = state.clientInfoCopy();
+    String name = getClientInfo(APPLICATION_NAME); // as pgjdbc: the server's, SQL SET included
+    if (name != null) p.setProperty(APPLICATION_NAME, name);
+    return p;
   }
 
   @Override

@@ -1,6 +1,8 @@
 package dev.omnium.jdbc;
 
 import java.io.InputStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
 import java.sql.Blob;
 import java.sql.CallableStatement;
 import java.sql.Clob;
@@ -13,6 +15,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.util.PSQLState;
 
 /**
  * A prepared statement on the logical connection. Parameters are recorded and applied to the
@@ -76,6 +80,8 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     PreparedStatement ps = (PreparedStatement) s;
     ParameterLog log = params;
     if (log == null) throw PgjdbcErrors.statementClosed(); // closed meanwhile by another thread
+    long execute = (long) executions << 32; // a stream pgjdbc reads at execute: read for this one
+    log.execute = execute;
     switch (op) {
       case QUERY:
         log.applyTo(ps);
@@ -97,10 +103,12 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
         ps.clearBatch();
         try {
           if (batch != null) {
-            for (Object row : batch) {
+            for (int i = 0; i < batch.size(); i++) {
               // a row holds what was set for it: nothing of the row before (clearParameters)
               ps.clearParameters();
-              ((ParameterLog) row).applyTo(ps);
+              ParameterLog row = (ParameterLog) batch.get(i);
+              row.execute = execute | (i + 1); // pgjdbc reads such a stream for each row
+              row.applyTo(ps);
               ps.addBatch();
             }
           }
@@ -163,17 +171,6 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
   }
 
   /**
-   * pgjdbc creates a large object when a non-null Blob or stream is set, and refuses in
-   * autocommit mode (25P01) before anything reaches a server; so does this setter, whatever the
-   * route. In a transaction the value is kept and created on the session that executes.
-   */
-  final void checkLargeObject(Object value) throws SQLException {
-    if (value != null && conn.state.autoCommit) {
-      throw PgjdbcErrors.noActiveTransaction("Large Objects may not be used in auto-commit mode.");
-    }
-  }
-
-  /**
    * pgjdbc refuses an index below 1 or above the statement's parameter count at the setter
    * (22023). A callable statement's count (its call escape rewritten for the server's version)
    * is left to pgjdbc's statement at execute.
@@ -209,21 +206,205 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     }
   }
 
-  /**
-   * {@code setObject(index, value, targetSqlType)}: pgjdbc converts the value at the setter
-   * (07006 when it cannot), before its index check, and makes a large object of these.
-   */
-  final void checkLargeObject(Object value, int targetSqlType) throws SQLException {
-    TargetTypeCheck.check(value, targetSqlType);
-    if ((targetSqlType == Types.BLOB && (value instanceof Blob || value instanceof InputStream))
-        || (targetSqlType == Types.CLOB && value instanceof Clob)) {
-      checkLargeObject(value);
+  // ---------------------------------------------------------------- streams and large objects
+  // Read, or made into a large object, once and where pgjdbc does (StreamValue, LargeObjects):
+  // the generated setters leave these out (ProxySourceGenerator.PREPARED_BASE).
+
+  @Override
+  public final void setBinaryStream(int index, InputStream x) throws SQLException {
+    checkOpen();
+    InputStream v = StreamValue.atSetter(x);
+    checkIndex(index);
+    params.setBinaryStream(index, v);
+  }
+
+  @Override
+  public final void setBinaryStream(int index, InputStream x, int length) throws SQLException {
+    checkOpen();
+    InputStream v = StreamValue.atExecute(x, length);
+    checkIndex(index);
+    params.setBinaryStream(index, v, length);
+  }
+
+  @Override
+  public final void setBinaryStream(int index, InputStream x, long length) throws SQLException {
+    checkOpen();
+    InputStream v = StreamValue.atExecute(x, length);
+    checkIndex(index);
+    params.setBinaryStream(index, v, length);
+  }
+
+  @Override
+  public final void setAsciiStream(int index, InputStream x, int length) throws SQLException {
+    checkOpen();
+    InputStream v = StreamValue.decodedAtSetter(x, length, StandardCharsets.US_ASCII);
+    checkIndex(index);
+    params.setAsciiStream(index, v, length);
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public final void setUnicodeStream(int index, InputStream x, int length) throws SQLException {
+    checkOpen();
+    InputStream v = StreamValue.decodedAtSetter(x, length, StandardCharsets.UTF_8);
+    checkIndex(index);
+    params.setUnicodeStream(index, v, length);
+  }
+
+  @Override
+  public final void setCharacterStream(int index, Reader x, int length) throws SQLException {
+    checkOpen();
+    Reader v = StreamValue.charsAtSetter(x, length, PSQLState.UNEXPECTED_ERROR);
+    checkIndex(index);
+    params.setCharacterStream(index, v, length);
+  }
+
+  @Override
+  public final void setCharacterStream(int index, Reader x) throws SQLException {
+    checkOpen();
+    Reader v = StreamValue.charsAtSetter(x, Integer.MAX_VALUE, PSQLState.IO_ERROR);
+    checkIndex(index);
+    params.setCharacterStream(index, v);
+  }
+
+  @Override
+  public final void setBlob(int index, Blob x) throws SQLException {
+    checkOpen();
+    if (x == null) {
+      checkIndex(index);
+      params.setBlob(index, x);
+      return;
+    }
+    setLargeObject(index, LargeObjects.of(session(x), x));
+  }
+
+  @Override
+  public final void setBlob(int index, InputStream x) throws SQLException {
+    setBlob(index, x, Long.MAX_VALUE);
+  }
+
+  @Override
+  public final void setBlob(int index, InputStream x, long length) throws SQLException {
+    checkOpen();
+    if (x == null) {
+      checkIndex(index);
+      params.setBlob(index, x);
+      return;
+    }
+    if (length < 0) throw PgjdbcErrors.invalidParameter("Invalid stream length " + length + ".");
+    setLargeObject(index, LargeObjects.of(session(x), x, length));
+  }
+
+  @Override
+  public final void setClob(int index, Clob x) throws SQLException {
+    checkOpen();
+    if (x == null) {
+      checkIndex(index);
+      params.setClob(index, x);
+      return;
+    }
+    setLargeObject(index, LargeObjects.of(session(x), x));
+  }
+
+  /** pgjdbc sets a Blob or Clob as a large object; anything else is recorded. */
+  @Override
+  public final void setObject(int index, Object x) throws SQLException {
+    if (x instanceof Blob) {
+      setBlob(index, (Blob) x);
+    } else if (x instanceof Clob) {
+      setClob(index, (Clob) x);
+    } else {
+      checkOpen();
+      checkIndex(index);
+      params.setObject(index, x);
     }
   }
 
-  /** {@code setObject(index, value)}: pgjdbc sets a Blob or Clob as a large object. */
-  final void checkUntypedLargeObject(Object value) throws SQLException {
-    if (value instanceof Blob || value instanceof Clob) checkLargeObject(value);
+  @Override
+  public final void setObject(int index, Object x, int targetSqlType) throws SQLException {
+    checkOpen();
+    Object v = typedValue(index, x, targetSqlType);
+    if (v == null && x != null) return; // a large object: recorded as its oid
+    checkIndex(index);
+    params.setObject(index, v, targetSqlType);
+  }
+
+  @Override
+  public final void setObject(int index, Object x, int targetSqlType, int scaleOrLength)
+      throws SQLException {
+    checkOpen();
+    Object v = typedValue(index, x, targetSqlType);
+    if (v == null && x != null) return;
+    checkIndex(index);
+    params.setObject(index, v, targetSqlType, scaleOrLength);
+  }
+
+  /**
+   * {@code setObject(index, x, targetSqlType)}: pgjdbc converts the value at the setter (07006
+   * when it cannot), before its index check; a Blob, Clob or stream of type BLOB or CLOB becomes a
+   * large object there (null returned: the oid is recorded), a stream of type LONGVARCHAR is read.
+   */
+  private Object typedValue(int index, Object x, int targetSqlType) throws SQLException {
+    TargetTypeCheck.check(x, targetSqlType);
+    if (targetSqlType == Types.BLOB && (x instanceof Blob || x instanceof InputStream)) {
+      setLargeObject(index, x instanceof Blob ? LargeObjects.of(session(x), (Blob) x)
+          : LargeObjects.of(session(x), (InputStream) x, Long.MAX_VALUE));
+      return null;
+    }
+    if (targetSqlType == Types.CLOB && x instanceof Clob) {
+      setLargeObject(index, LargeObjects.of(session(x), (Clob) x));
+      return null;
+    }
+    if (targetSqlType == Types.LONGVARCHAR && x instanceof InputStream) {
+      return StreamValue.atSetter((InputStream) x);
+    }
+    return x;
+  }
+
+  /**
+   * The session a large object is created on: the current unit of work's, as pgjdbc creates it
+   * on its own connection. pgjdbc refuses in autocommit mode (25P01) before anything reaches a
+   * server; so does this, whatever the route.
+   */
+  private BaseConnection session(Object value) throws SQLException {
+    if (conn.state.autoCommit) {
+      throw PgjdbcErrors.noActiveTransaction("Large Objects may not be used in auto-commit mode.");
+    }
+    return conn.pgCurrent();
+  }
+
+  /** As pgjdbc: the large object made, its oid is the parameter, index checked last. */
+  private void setLargeObject(int index, long oid) throws SQLException {
+    checkIndex(index);
+    params.setLong(index, oid);
+  }
+
+  /**
+   * As pgjdbc's: the SQL with the parameters set so far, or a pending batch's rows, rendered by
+   * pgjdbc itself on a session this connection has bound already (never one bound for this);
+   * with no session bound, or once closed, the SQL with {@code ?} placeholders.
+   */
+  @Override
+  public String toString() {
+    ParameterLog log = params;
+    Connection c = conn.primaryConnection();
+    if (c == null) c = conn.readConnection();
+    if (log == null || c == null) return ParameterCounts.withPlaceholders(sql);
+    try (PreparedStatement ps = (PreparedStatement) create(c)) {
+      ArrayList<Object> rows = batch;
+      if (rows == null || rows.isEmpty()) {
+        log.describeTo(ps);
+      } else {
+        for (Object row : rows) {
+          ps.clearParameters();
+          ((ParameterLog) row).describeTo(ps);
+          ps.addBatch();
+        }
+      }
+      return ps.toString();
+    } catch (SQLException | RuntimeException e) {
+      return ParameterCounts.withPlaceholders(sql);
+    }
   }
 
   final PreparedStatement described() throws SQLException {
@@ -287,12 +468,15 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
   @Override
   public ResultSetMetaData getMetaData() throws SQLException {
     PreparedStatement ps = described();
-    params.applyTo(ps);
+    params.describeTo(ps);
     return ps.getMetaData();
   }
 
+  /** As pgjdbc's, with the types of the parameters set so far. */
   @Override
   public ParameterMetaData getParameterMetaData() throws SQLException {
-    return described().getParameterMetaData();
+    PreparedStatement ps = described();
+    params.describeTo(ps);
+    return ps.getParameterMetaData();
   }
 }

@@ -8,14 +8,17 @@ import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.ArrayList;
+import org.postgresql.PGStatement;
 import org.postgresql.jdbc.PgStatement;
 
 /**
  * A statement on the logical connection. It holds no physical statement until it executes, and
  * re-creates its physical statement with the same settings whenever the connection's binding has
- * changed, so it keeps working across routes (docs/routing-contract.md, rule 3).
+ * changed, so it keeps working across routes (docs/routing-contract.md, rule 3). It is a
+ * {@link PGStatement} too, as pgjdbc's statements are: its settings are applied to each physical
+ * statement, its answers come from the one that executed.
  */
-class LogicalStatement implements Statement {
+class LogicalStatement implements Statement, PGStatement {
   static final int UNSET = -1;
 
   // operations, so one routine can execute, retry and count every execute* variant
@@ -33,7 +36,8 @@ class LogicalStatement implements Statement {
   /** What a prepared physical statement's SQL starts with (TransactionSettings), or null. */
   private String physicalPrefix;
   private ResultSetProxy lastResultSet;
-  boolean closed;
+  /** Volatile: a statement may be closed on another thread (a cleaner), see {@link #close()}. */
+  volatile boolean closed;
 
   // what it was created with and options set since, re-applied to every new physical
   // statement; a shared instance until an option is set
@@ -46,6 +50,8 @@ class LogicalStatement implements Statement {
   // array is what run returns)
   boolean boolResult;
   long longResult;
+  /** The application's execute* calls so far (a retry of one is not another). */
+  int executions;
 
   LogicalStatement(OmniumConnection conn, int resultSetType, int resultSetConcurrency,
       int resultSetHoldability) {
@@ -55,6 +61,12 @@ class LogicalStatement implements Statement {
 
   LogicalStatement(OmniumConnection conn, StatementSettings settings) {
     this.conn = conn;
+    SessionState state = conn.state;
+    int fetchSize = state.defaultFetchSize; // as pgjdbc: the connection's, when created
+    if (fetchSize != state.router.config.defaults.defaultRowFetchSize) {
+      settings = settings.writable();
+      settings.fetchSize = fetchSize;
+    }
     this.settings = settings;
   }
 
@@ -189,6 +201,7 @@ class LogicalStatement implements Statement {
                             String[] columnNames) throws SQLException {
     checkOpen();
     lastResultSet = null;
+    executions++;
     Connection target = conn.beginStatement();
     int effect = conn.state.beforeStatement(target, this, sql);
     if (Tracing.ON) Tracing.statement(bindingOf(target));
@@ -611,7 +624,8 @@ class LogicalStatement implements Statement {
 
   @Override
   public int getFetchSize() throws SQLException {
-    return settings.fetchSize == UNSET ? 0 : settings.fetchSize;
+    int f = settings.fetchSize;
+    return f == UNSET ? conn.state.router.config.defaults.defaultRowFetchSize : f;
   }
 
   @Override
@@ -668,14 +682,22 @@ class LogicalStatement implements Statement {
     return settings.closeOnCompletion && s != null && s.isClosed();
   }
 
+  /**
+   * Closes the physical statement at once. Closed on the thread that uses the connection, it also
+   * leaves the connection's statement list and gives back a read binding nothing needs any more;
+   * closed on another thread (a cleaner, a pool's watchdog), as pgjdbc allows, it leaves both to
+   * that thread, which drops closed statements from its list as it grows.
+   */
   @Override
   public void close() throws SQLException {
     if (closed) return;
     closed = true;
     closePhysical();
     afterClose();
-    conn.unregister(this);
-    conn.statementClosed();
+    if (conn.usedBy(Thread.currentThread())) {
+      conn.unregister(this);
+      conn.statementClosed();
+    }
   }
 
   /** After an application's close(): what this statement can give back to its connection. */
@@ -718,6 +740,69 @@ class LogicalStatement implements Statement {
     Statement s = physical;
     // before the first execute: what unwrap would reach (it creates the physical statement)
     return s != null ? s.isWrapperFor(iface) : iface.isAssignableFrom(PgStatement.class);
+  }
+
+  // ---------------------------------------------------------------- PGStatement
+
+  @Override
+  public long getLastOID() throws SQLException {
+    checkOpen();
+    Statement s = physical;
+    return s == null ? 0 : s.unwrap(PGStatement.class).getLastOID();
+  }
+
+  /** As pgjdbc: the prepare threshold 1 (server-prepare at once) or 0 (never). */
+  @Override
+  public void setUseServerPrepare(boolean flag) throws SQLException {
+    setPrepareThreshold(flag ? 1 : 0);
+  }
+
+  @Override
+  public boolean isUseServerPrepare() {
+    Statement s = physical;
+    try {
+      return s != null && s.unwrap(PGStatement.class).isUseServerPrepare();
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void setPrepareThreshold(int threshold) throws SQLException {
+    checkOpen();
+    if (physical != null) physical.unwrap(PGStatement.class).setPrepareThreshold(threshold);
+    settings = settings.writable();
+    settings.prepareThreshold = threshold;
+  }
+
+  /** The threshold set on this statement, else the connection's ({@code prepareThreshold}). */
+  @Override
+  public int getPrepareThreshold() {
+    int t = settings.prepareThreshold;
+    if (t == StatementSettings.UNSET_THRESHOLD) {
+      t = conn.state.router.config.defaults.prepareThreshold;
+    }
+    return t < 0 ? 1 : t; // pgjdbc: a negative threshold forces binary transfer, and means 1
+  }
+
+  @Override
+  public void setAdaptiveFetch(boolean adaptiveFetch) {
+    Statement s = physical;
+    if (s != null) {
+      try {
+        s.unwrap(PGStatement.class).setAdaptiveFetch(adaptiveFetch);
+      } catch (SQLException e) {
+        throw new IllegalStateException(e.getMessage(), e); // pgjdbc's own never fails
+      }
+    }
+    settings = settings.writable();
+    settings.adaptiveFetch = adaptiveFetch;
+  }
+
+  @Override
+  public boolean getAdaptiveFetch() {
+    Boolean a = settings.adaptiveFetch;
+    return a != null ? a : conn.state.router.config.defaults.adaptiveFetch;
   }
 
   @Override

@@ -43,8 +43,12 @@ final class MetaDataTarget implements InvocationHandler {
     }
   }
 
-  /** The omnium URL of this connection's configuration: primaries, database and replicas. */
+  /**
+   * The URL the connection was opened with, passwords masked, as pgjdbc answers the URL it was
+   * given; else (a data source's connection) its configuration's: primaries, database, replicas.
+   */
   private String url() {
+    if (connection.url != null) return connection.url;
     OmniumConfig config = connection.router().config;
     StringBuilder sb = new StringBuilder("jdbc:omnium:")
         .append(config.primaryUrl().substring("jdbc:".length()));

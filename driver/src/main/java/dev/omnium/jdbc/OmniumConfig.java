@@ -46,9 +46,13 @@ final class OmniumConfig {
   private final RouterKey routerKey;
   /** Every secret value (password, replicaPassword, sslpassword...): never printed. */
   private final Map<String, String> secrets;
+  /** The JDBC defaults of a new logical connection that pgjdbc's properties set. */
+  final ConnectionDefaults defaults;
 
   private OmniumConfig(List<HostSpec> primaryHosts, String database,
-      EnumMap<OmniumProperty, Object> settings, Map<String, String> passThrough) {
+      EnumMap<OmniumProperty, Object> settings, Map<String, String> passThrough,
+      ConnectionDefaults defaults) {
+    this.defaults = defaults;
     this.primaryHosts = primaryHosts;
     this.database = database;
     this.settings = settings;
@@ -128,7 +132,7 @@ final class OmniumConfig {
       settings.put(OmniumProperty.APPLICATION_NAME, pgjdbcName);
     }
     return new OmniumConfig(parsed.hosts(), parsed.database(), settings,
-        Collections.unmodifiableMap(passThrough));
+        Collections.unmodifiableMap(passThrough), ConnectionDefaults.of(passThrough));
   }
 
   // ---- where ----
@@ -270,6 +274,18 @@ final class OmniumConfig {
 
   // ---- physical connections ----
 
+  /** {@code replication=database|true}: a replication connection, which omnium never routes. */
+  boolean replication() {
+    return passThrough.get(PGProperty.REPLICATION.getName()) != null;
+  }
+
+  /** The pgjdbc properties as the application gave them, for a connection pgjdbc makes alone. */
+  Properties pgjdbcProperties() {
+    Properties p = new Properties();
+    passThrough.forEach(p::setProperty);
+    return p;
+  }
+
   /** {@code jdbc:postgresql://h1:p1[,h2:p2]/db} for pgjdbc; credentials stay in properties. */
   String primaryUrl() {
     return pgjdbcUrl(primaryHosts);
@@ -297,6 +313,8 @@ final class OmniumConfig {
   Properties physicalProperties(Route route) {
     Properties p = new Properties();
     passThrough.forEach(p::setProperty);
+    // read-only is the logical connection's (its routing), never a physical session's own
+    p.remove(ConnectionDefaults.READ_ONLY);
     boolean replicaSide = route == Route.REPLICA || route == Route.WATCHER;
 
     p.setProperty(APPLICATION_NAME, applicationName + suffix(route));

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
+import org.postgresql.core.BaseConnection;
 import org.postgresql.jdbc.PgConnection;
 
 /**
@@ -63,7 +64,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   Connection beginStatement() throws SQLException {
     checkOpen();
     state.owner = Thread.currentThread(); // who may lend the state again at close
-    if (!state.readOnly) {
+    if (!state.routesReads()) {
       state.router.primaryStatements.increment();
       return bindPrimary();
     }
@@ -86,7 +87,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   Connection currentTarget() throws SQLException {
     checkOpen();
-    return state.readOnly ? routeRead() : bindPrimary();
+    return state.routesReads() ? routeRead() : bindPrimary();
   }
 
   private Connection routeRead() throws SQLException {
@@ -109,7 +110,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   /** An autocommit statement ran on the primary: record its commit if it may have written. */
   void afterAutocommitStatement(boolean changedRows, LogicalStatement s, String sql) {
-    if (state.autoCommit && !state.readOnly && state.writes.enabled()
+    if (state.autoCommit && !state.routesReads() && state.writes.enabled()
         && (changedRows || s.mayWrite(sql))) {
       state.writes.committed();
     }
@@ -117,38 +118,11 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   /** A statement's answer came back on {@code physical}: a replica pool hears of a promotion. */
   void answered(Connection physical) {
-    Binding b = state.readOnly ? state.reads.current() : null;
+    Binding b = state.routesReads() ? state.reads.current() : null;
     if (b != null && b.route() == Route.REPLICA && physical == b.connection()) {
       // the session's own settings: no unwrap chain through the pool's proxy, no map look-up
       b.endpoint().answered(b);
     }
-  }
-
-  /**
-   * The last write this connection committed on the primary, as an opaque token for
-   * {@link #requireWriteToken(String)} or {@link OmniumDataSource#read(Duration, String)}.
-   *
-   * @return the token, or null before the first write or when {@code readYourWrites=off}
-   */
-  public String lastWriteToken() {
-    return state.writes.lastToken();
-  }
-
-  /**
-   * Makes this connection's read-only work see the write the token names: it goes to a replica
-   * only if that replica has replayed it, else to the fallback route. Also available as the
-   * client-info property {@value #WRITE_TOKEN_CLIENT_INFO}.
-   *
-   * @param token from {@link #lastWriteToken()}, possibly of another process; null forgets it
-   * @throws SQLException SQLState 22023 when the token is malformed
-   */
-  @Override
-  public void requireWriteToken(String token) throws SQLException {
-    if (closed) { // checked, then forgotten: no read follows, and the state may be lent again
-      if (token != null) WritePositions.parseToken(token);
-      return;
-    }
-    state.writes.require(token);
   }
 
   /** After a read bind: closed by another thread meanwhile, nothing may stay borrowed. */
@@ -227,6 +201,29 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   @Override
+  BaseConnection pgPrimary() throws SQLException {
+    checkOpen();
+    bindPrimary();
+    return state.primary.session().unwrap(BaseConnection.class);
+  }
+
+  @Override
+  BaseConnection pgCurrent() throws SQLException {
+    return statementSession(currentTarget()).unwrap(BaseConnection.class);
+  }
+
+  @Override
+  BaseConnection pgBound() {
+    Binding b = state.routesReads() ? state.reads.current() : state.primary;
+    Connection c = b == null || b.connection() == null ? null : b.session();
+    try {
+      return c == null ? null : c.unwrap(BaseConnection.class);
+    } catch (SQLException e) {
+      return null;
+    }
+  }
+
+  @Override
   Connection primaryConnection() {
     Binding b = state.primary;
     return b == null ? null : b.connection();
@@ -274,16 +271,12 @@ public final class OmniumConnection extends LogicalConnectionBase {
   Router router() { return state.router; }
 
   @Override OmniumConnection self() { return this; }
+  @Override boolean closedHandle() { return closed; }
   @Override Binding primaryBinding() { return state.primary; }
   @Override Binding readBinding() { return state.reads.current(); }
   @Override void leaveRead(boolean dead) { state.reads.leave(state.statements, dead); }
   @Override String database() { return state.router.config.database(); }
   @Override String applicationName() { return state.router.config.applicationName(); }
-
-  @Override
-  String writeTokenRequired() {
-    return state.writes.requiredToken();
-  }
 
   /** A bound session if there is one, else the primary: for calls that need some session. */
   @Override

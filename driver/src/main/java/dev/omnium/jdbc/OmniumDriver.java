@@ -46,21 +46,33 @@ public final class OmniumDriver implements Driver {
    * credential set (user, password, authentication and TLS settings) the router has not proven
    * logs in now, and that login's session is the connection's primary session; one it proved
    * opens nothing before the connection's first use.
+   * A replication connection ({@code replication=database} or {@code true}) is pgjdbc's own,
+   * opened now on the primary and never routed.
    *
    * @param url a {@code jdbc:omnium:postgresql:} URL
    * @param info pgjdbc and omnium properties (the URL's parameters win), may be null
-   * @return an {@link OmniumConnection}, or null when the URL is not a {@code jdbc:omnium:} URL
+   * @return an {@link OmniumConnection} (pgjdbc's connection for replication), or null when the
+   *     URL is not a {@code jdbc:omnium:} URL
    * @throws SQLException SQLState {@code 08001} when the URL is null or malformed, a key is
    *     unknown or a value is invalid (the message names the key and the accepted form); when the
    *     login fails, pgjdbc's own exception ({@code 28P01} wrong password, {@code 28000} no
    *     pg_hba.conf entry, {@code 3D000} unknown database, {@code 08006} TLS, {@code 08001}
-   *     unreachable, …)
+   *     unreachable, …); 22023 for a negative {@code defaultRowFetchSize}, as pgjdbc
    */
   @Override
   public Connection connect(String url, Properties info) throws SQLException {
     if (url == null) throw new SQLException("omnium: the URL is null", "08001");
     if (!OmniumUrl.accepts(url)) return null;
-    return RouterRegistry.connect(OmniumConfig.of(url, info));
+    OmniumConfig config = OmniumConfig.of(url, info);
+    if (config.replication()) {
+      Properties p = config.pgjdbcProperties();
+      p.putIfAbsent("ApplicationName", config.applicationName());
+      p.setProperty(PgConnector.PHYSICAL_MARKER, "replication"); // not the agent's to take over
+      return new org.postgresql.Driver().connect(config.primaryUrl(), p);
+    }
+    OmniumConnection c = RouterRegistry.connect(config);
+    c.url = Secrets.maskUrl(url);
+    return c;
   }
 
   /**

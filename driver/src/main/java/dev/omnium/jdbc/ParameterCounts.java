@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import org.postgresql.core.NativeQuery;
 import org.postgresql.core.Parser;
+import org.postgresql.jdbc.EscapeSyntaxCallMode;
 
 /**
  * The number of parameters pgjdbc gives a prepared statement's SQL, counted with pgjdbc's own
@@ -35,6 +36,34 @@ final class ParameterCounts {
     if (COUNTS.size() >= MAX_ENTRIES) COUNTS.clear();
     COUNTS.put(sql, count);
     return count;
+  }
+
+  /**
+   * pgjdbc's check of a callable statement's SQL when it is prepared: its escapes, then its call
+   * escape ({@code { ? = call f(?) }}); malformed, it fails at {@code prepareCall} with pgjdbc's
+   * error (42601, or pgjdbc's own for a bad escape), not at execute.
+   */
+  static void checkCall(String sql) throws SQLException {
+    // neither the server version nor the call mode changes what is malformed
+    Parser.modifyJdbcCall(Parser.replaceProcessing(sql, true, true), true, 110000,
+        EscapeSyntaxCallMode.SELECT);
+  }
+
+  /**
+   * The SQL as pgjdbc's {@code toString()} shows a statement with no parameter set: its native
+   * queries with {@code ?} for each parameter; the SQL itself when the parser refuses it.
+   */
+  static String withPlaceholders(String sql) {
+    try {
+      StringBuilder sb = new StringBuilder();
+      for (NativeQuery q : Parser.parseJdbcSql(Parser.replaceProcessing(sql, true, true), true,
+          true, true, false, false)) {
+        sb.append(sb.length() == 0 ? "" : ";").append(q.toString(null));
+      }
+      return sb.toString();
+    } catch (SQLException | RuntimeException e) {
+      return sql;
+    }
   }
 
   private static int count(String sql) {

@@ -29,8 +29,9 @@ import java.util.Objects;
  * <p>{@code byte[]}, {@code java.util.Date} (and the {@code java.sql} date types),
  * {@code Calendar} and arrays given to {@code setObject} are copied when recorded, as pgjdbc
  * converts them when they are set, so an application that reuses a buffer between
- * {@code addBatch()} calls sends what it set. Streams, readers and LOB objects are kept by
- * reference: they can be applied once (see {@link #isReplayable()}).
+ * {@code addBatch()} calls sends what it set. Streams and readers arrive as {@link StreamValue}s
+ * (read once, where pgjdbc reads them), which give each apply a fresh copy; an apply that only
+ * describes ({@link #describeTo}) leaves a stream pgjdbc reads at execute unread.
  *
  * <p>A snapshot ({@link #copyLog()}, once per {@code addBatch()} row) copies the tables, not the
  * entries: both logs share them until either records a new value, which then takes a fresh entry
@@ -70,6 +71,12 @@ abstract class ParameterLogBase {
   private int outHigh;
   /** Entries of another generation are shared with a snapshot: never changed, replaced. */
   private int generation;
+  /**
+   * Which execute (and batch row) the next {@link #applyTo} is for: a stream pgjdbc reads at
+   * execute is read again for another, replayed for the same one (a retry); negative while
+   * {@link #describeTo} applies (nothing executes, nothing is read).
+   */
+  long execute;
   /**
    * The parameter count of {@link #countedFor}, the SQL of the statement that last checked an
    * index here. Kept when the log is recycled: the next statement of a connection is most often
@@ -162,9 +169,9 @@ abstract class ParameterLogBase {
   }
 
   /**
-   * False when a recorded value is an {@link InputStream} or a {@link Reader}: applying it
-   * consumes it, so the statement cannot be applied a second time (for example to retry it on
-   * another connection) with the same data.
+   * False when a recorded value is an {@link InputStream} or a {@link Reader} of its own (not a
+   * {@link StreamValue}): applying it consumes it, so the statement cannot be applied a second
+   * time (for example to retry it on another connection) with the same data.
    */
   final boolean isReplayable() {
     for (int i = 1; i <= valueHigh; i++) {
@@ -196,6 +203,31 @@ abstract class ParameterLogBase {
     for (int i = 0; i < otherCount; i++) {
       apply(ps, others[i]);
     }
+  }
+
+  /**
+   * {@link #applyTo} for a statement that only describes ({@code getMetaData()},
+   * {@code getParameterMetaData()}, {@code toString()}): a stream pgjdbc reads at execute is
+   * given unread, as pgjdbc leaves it then.
+   */
+  final void describeTo(PreparedStatement ps) throws SQLException {
+    long e = execute;
+    execute = -1;
+    try {
+      applyTo(ps);
+    } finally {
+      execute = e;
+    }
+  }
+
+  /** A recorded stream as the physical statement gets it (see {@link StreamValue}). */
+  final InputStream stream(Object recorded) {
+    return StreamValue.stream(recorded, execute);
+  }
+
+  /** A recorded reader as the physical statement gets it (see {@link StreamValue}). */
+  final Reader reader(Object recorded) {
+    return StreamValue.reader(recorded);
   }
 
   /** Counts only: values may be secrets. */
@@ -371,8 +403,7 @@ abstract class ParameterLogBase {
     }
 
     boolean holdsStream() {
-      return o1 instanceof InputStream || o1 instanceof Reader
-          || o2 instanceof InputStream || o2 instanceof Reader;
+      return !StreamValue.replayable(o1) || !StreamValue.replayable(o2);
     }
   }
 }

@@ -56,6 +56,10 @@ final class SessionState {
   /** The staleness read-only work accepts, from the next unit of work on. */
   long maxAgeNanos;
   boolean readOnly;
+  /** What read-only routes: pgjdbc's {@code readOnlyMode} of the configuration. */
+  final ConnectionDefaults.ReadOnlyMode readOnlyMode;
+  /** The fetch size of statements that set none (pgjdbc's {@code defaultRowFetchSize}). */
+  int defaultFetchSize;
   /** Reads never go to a replica ({@link OmniumDataSource#readWithRetry}'s second run). */
   boolean fallbackOnly;
   /** The state closed handles share once theirs went back: bound to nothing, never routed. */
@@ -101,6 +105,9 @@ final class SessionState {
     this.home = home;
     this.ofClosedHandles = ofClosedHandles;
     this.maxAgeNanos = router.defaultMaxAgeNanos;
+    this.readOnlyMode = router.config.defaults.readOnlyMode;
+    this.readOnly = router.config.defaults.readOnly;
+    this.defaultFetchSize = router.config.defaults.defaultRowFetchSize;
     this.reads = new ReadBindings(router, primarySource);
     this.writes = new ConnectionWrites(router.writePositions);
   }
@@ -129,7 +136,8 @@ final class SessionState {
   void reset() {
     readTxLost = null;
     lost = null;
-    readOnly = false;
+    readOnly = router.config.defaults.readOnly;
+    defaultFetchSize = router.config.defaults.defaultRowFetchSize;
     owner = null;
     reads.clear();
     Binding p = primary;
@@ -145,6 +153,16 @@ final class SessionState {
     set = 0;
     sqlSettings.clear();
     pendingOn = null;
+  }
+
+  /**
+   * Whether the next statement is read-only work, routed away from the primary: a read-only
+   * connection's, unless {@code readOnlyMode} leaves it to the primary (always for {@code ignore},
+   * in autocommit mode for {@code transaction}).
+   */
+  boolean routesReads() {
+    return readOnly && (readOnlyMode == ConnectionDefaults.ReadOnlyMode.ALWAYS
+        || readOnlyMode == ConnectionDefaults.ReadOnlyMode.TRANSACTION && !autoCommit);
   }
 
   /**
@@ -185,7 +203,7 @@ final class SessionState {
 
   /** The bound session {@code target} is, when it is this state's current one; else null. */
   Binding bindingOf(Connection target) {
-    Binding b = readOnly ? reads.current() : primary;
+    Binding b = routesReads() ? reads.current() : primary;
     return b != null && b.connection() == target ? b : null;
   }
 

@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.CallableStatement;
-import java.sql.Clob;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -84,6 +83,26 @@ public final class ProxySourceGenerator {
       "isValid(int)", "unwrap(java.lang.Class)", "isWrapperFor(java.lang.Class)");
   static final Set<String> META_DATA_BASE = Set.of(
       "getConnection()", "unwrap(java.lang.Class)", "isWrapperFor(java.lang.Class)");
+
+  /**
+   * Parameter setters {@code LogicalPreparedStatement} implements itself (final there): streams
+   * and readers, read where pgjdbc reads them, and values pgjdbc makes into large objects.
+   */
+  static final Set<String> PREPARED_BASE = Set.of(
+      "setAsciiStream(int,java.io.InputStream,int)",
+      "setUnicodeStream(int,java.io.InputStream,int)",
+      "setBinaryStream(int,java.io.InputStream)",
+      "setBinaryStream(int,java.io.InputStream,int)",
+      "setBinaryStream(int,java.io.InputStream,long)",
+      "setCharacterStream(int,java.io.Reader)",
+      "setCharacterStream(int,java.io.Reader,int)",
+      "setBlob(int,java.sql.Blob)",
+      "setBlob(int,java.io.InputStream)",
+      "setBlob(int,java.io.InputStream,long)",
+      "setClob(int,java.sql.Clob)",
+      "setObject(int,java.lang.Object)",
+      "setObject(int,java.lang.Object,int)",
+      "setObject(int,java.lang.Object,int,int)");
 
   /** Statement settings that look like parameter setters but are not. */
   public static final Set<String> STATEMENT_SETTERS = Set.of(
@@ -311,6 +330,9 @@ public final class ProxySourceGenerator {
     Class<?> iface = callable ? CallableStatement.class : PreparedStatement.class;
     StringBuilder body = new StringBuilder();
     for (Method m : methods) {
+      if (PREPARED_BASE.contains(signature(m))) {
+        continue;
+      }
       String[] names = paramNames(iface, m);
       Class<?>[] p = m.getParameterTypes();
       boolean record = m.getName().equals("registerOutParameter")
@@ -318,12 +340,9 @@ public final class ProxySourceGenerator {
       List<String> lines = record
           ? List.of("checkOpen();", wrap(4, "params." + m.getName() + "(", Arrays.asList(names), ");", 8))
           : List.of(delegateCall(m, names, "%s").replaceFirst("delegate\\.", "callable()."));
-      String check = largeObjectCheck(m, names);
       if (record && p[0] == int.class && m.getName().startsWith("set")) {
         // pgjdbc's checks at the call, in its order, between checkOpen() and the recording
-        lines = check == null
-            ? List.of(lines.get(0), "checkIndex(" + names[0] + ");", lines.get(1))
-            : List.of(lines.get(0), check, "checkIndex(" + names[0] + ");", lines.get(1));
+        lines = List.of(lines.get(0), "checkIndex(" + names[0] + ");", lines.get(1));
         if (m.getName().equals("setNull") && p.length == 2) {
           lines = List.of(lines.get(0), lines.get(1), "checkNullType(" + names[1] + ");",
               lines.get(2));
@@ -331,6 +350,10 @@ public final class ProxySourceGenerator {
       }
       if (notImplementedInPgjdbc(m)) {
         lines = List.of("throw PgjdbcErrors.notImplemented(\"" + m.getName() + "\");");
+      } else if (record && (Arrays.asList(p).contains(InputStream.class)
+          || Arrays.asList(p).contains(Reader.class))) {
+        throw new IllegalStateException(signature(m) + " takes a stream: say in"
+            + " LogicalPreparedStatement where pgjdbc reads it, and list it in PREPARED_BASE");
       }
       appendMethod(body, imports, m, names, lines);
     }
@@ -368,24 +391,6 @@ public final class ProxySourceGenerator {
           """;
     }
     return source(imports, declaration, body);
-  }
-
-  /**
-   * pgjdbc creates a large object in these setters (setObject: for some values and types), which
-   * autocommit mode refuses at the setter: the statement's check, or null.
-   */
-  private static String largeObjectCheck(Method m, String[] names) {
-    Class<?>[] p = m.getParameterTypes();
-    if (p.length < 2 || p[0] != int.class) return null;
-    if (m.getName().equals("setBlob")
-        || (m.getName().equals("setClob") && p[1] == Clob.class)) {
-      return "checkLargeObject(" + names[1] + ");";
-    }
-    if (m.getName().equals("setObject") && (p.length == 2 || p[2] == int.class)) {
-      return p.length == 2 ? "checkUntypedLargeObject(" + names[1] + ");"
-          : "checkLargeObject(" + names[1] + ", " + names[2] + ");";
-    }
-    return null;
   }
 
   /** Methods pgjdbc 42.7 does not implement: they throw 0A000 at once, even when closed. */
@@ -560,7 +565,9 @@ public final class ProxySourceGenerator {
           String field = "e.o" + (++ref);
           String value = SNAPSHOT_TYPES.contains(t) ? "snapshot(" + names[i] + ")" : names[i];
           setters.append("    ").append(field).append(" = ").append(value).append(";\n");
-          args.add(t == Object.class ? field : "(" + imports.render(t) + ") " + field);
+          // a stream or reader: a fresh copy of what was read once (StreamValue)
+          args.add(t == Object.class ? field : t == InputStream.class ? "stream(" + field + ")"
+              : t == Reader.class ? "reader(" + field + ")" : "(" + imports.render(t) + ") " + field);
         }
       }
       if (ref > REFERENCE_SLOTS || num > PRIMITIVE_SLOTS) {
