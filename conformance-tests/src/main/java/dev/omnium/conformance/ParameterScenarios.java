@@ -221,6 +221,16 @@ final class ParameterScenarios {
           }
           lengths(r, c);
         })
+        .add("parameter-count-without-standard-strings", r -> {
+          Connection c = r.open();
+          r.u("off", c, "SET standard_conforming_strings = off");
+          try (PreparedStatement ps = c.prepareStatement("SELECT 'it\\'s', ?::text")) {
+            r.act("set", () -> ps.setString(1, "x"));
+            r.call("run", () -> Run.renderRows(ps.executeQuery()));
+            r.act("second-index", () -> ps.setString(2, "y"));
+          }
+          r.u("on", c, "SET standard_conforming_strings = on");
+        })
         .add("parameter-metadata-bound-types", r -> {
           Connection c = r.open();
           try (PreparedStatement ps = c.prepareStatement("SELECT ?")) {

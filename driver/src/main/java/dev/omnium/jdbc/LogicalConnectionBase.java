@@ -184,6 +184,20 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
     statements.add(s);
   }
 
+  /**
+   * The bound sessions' {@code standard_conforming_strings} (pgjdbc keeps what the server
+   * reported), or null when none is bound.
+   */
+  final Boolean standardConformingStrings() {
+    Connection c = primaryConnection();
+    if (c == null) c = readConnection();
+    try {
+      return c == null ? null : c.unwrap(BaseConnection.class).getStandardConformingStrings();
+    } catch (SQLException e) {
+      return null;
+    }
+  }
+
   /** Whether {@code t} is the thread that uses this connection: it made or ran a statement last. */
   final boolean usedBy(Thread t) {
     return state.owner == t;

@@ -180,7 +180,8 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     int count = log.parameterCount;
     if (log.countedFor != sql) {
       boolean callable = this instanceof CallableStatement;
-      log.parameterCount = count = callable ? ParameterCounts.UNKNOWN : ParameterCounts.of(sql);
+      log.parameterCount = count = callable ? ParameterCounts.UNKNOWN
+          : ParameterCounts.of(sql, conn.standardConformingStrings());
       log.countedFor = callable ? null : sql; // a callable's count is never taken for another's
     }
     if (index < 1 || index > count) {

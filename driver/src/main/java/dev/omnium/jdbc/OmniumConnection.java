@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
 import org.postgresql.core.BaseConnection;
-import org.postgresql.jdbc.PgConnection;
 
 /**
  * The connection an application holds. Read-write work runs on one primary session, bound at
@@ -208,6 +207,13 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   @Override
+  BaseConnection pgRaw() throws SQLException {
+    BaseConnection p = pgPrimary();
+    state.rawUse(state.primary.connection());
+    return p;
+  }
+
+  @Override
   BaseConnection pgCurrent() throws SQLException {
     return statementSession(currentTarget()).unwrap(BaseConnection.class);
   }
@@ -271,6 +277,11 @@ public final class OmniumConnection extends LogicalConnectionBase {
   Router router() { return state.router; }
 
   @Override OmniumConnection self() { return this; }
+
+  @Override
+  void copied() {
+    if (state.autoCommit && state.writes.enabled()) state.writes.committed();
+  }
   @Override boolean closedHandle() { return closed; }
   @Override Binding primaryBinding() { return state.primary; }
   @Override Binding readBinding() { return state.reads.current(); }
@@ -552,35 +563,6 @@ public final class OmniumConnection extends LogicalConnectionBase {
   public void endRequest() throws SQLException {
     if (closed) return;
     if (readConnection() != null && state.autoCommit) state.reads.leave(state.statements, false);
-  }
-
-  // ---------------------------------------------------------------- wrapper
-
-  /**
-   * Honest unwrapping: this class for itself; anything else (e.g. {@code PGConnection} for COPY
-   * and LISTEN) is the primary session's, bound for it and checked before a pool lends it again.
-   *
-   * @param iface the interface or class wanted
-   * @return this, or the primary session's object
-   * @throws SQLException 08003 when closed; pgjdbc's error when it wraps no such object
-   */
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    if (iface.isInstance(this)) return iface.cast(this);
-    checkOpen();
-    return primaryForRawUse().unwrap(iface);
-  }
-
-  /** The primary session for pgjdbc's own API (see {@link #unwrap}). */
-  Connection primaryForRawUse() throws SQLException {
-    Connection p = bindPrimary();
-    state.rawUse(p);
-    return p;
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return iface.isInstance(this) || iface.isAssignableFrom(PgConnection.class);
   }
 
   @Override

@@ -320,7 +320,7 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
    * @param maxAge the staleness budget of this connection's reads
    * @param token a write token, or null for none
    * @return a logical connection with {@code setReadOnly(true)}
-   * @throws SQLException as {@link #getConnection()}, or when the token is malformed
+   * @throws SQLException as {@link #getConnection()}; 22023 when the token is malformed
    */
   public OmniumConnection read(Duration maxAge, String token) throws SQLException {
     OmniumConnection c = read(maxAge);

@@ -11,7 +11,10 @@ import org.postgresql.jdbc.EscapeSyntaxCallMode;
  * The number of parameters pgjdbc gives a prepared statement's SQL, counted with pgjdbc's own
  * parser (escape processing, then the split into native queries, whose placeholders add up), so
  * a setter can refuse an index above it at the call, as pgjdbc does, before any session is bound.
- * Counts are cached per SQL text: a statement prepared again costs one map lookup.
+ * The parser reads quotes as the session's {@code standard_conforming_strings} says (a backslash
+ * escapes a quote when it is off); with no session bound yet, the larger of both counts is taken,
+ * so no valid index is refused. Counts are cached per SQL text: a statement prepared again costs
+ * one map lookup.
  */
 final class ParameterCounts {
   /** Any index is accepted: pgjdbc's statement decides at execute. */
@@ -21,20 +24,37 @@ final class ParameterCounts {
   private static final int MAX_ENTRIES = 2048;
 
   private static final ConcurrentHashMap<String, Integer> COUNTS = new ConcurrentHashMap<>();
+  /** Counts with {@code standard_conforming_strings} off. */
+  private static final ConcurrentHashMap<String, Integer> NON_STANDARD = new ConcurrentHashMap<>();
 
   private ParameterCounts() { }
 
   /**
    * @param sql a prepared statement's SQL as the application gave it
+   * @param standardStrings the session's {@code standard_conforming_strings}, null when unknown
    * @return how many parameters pgjdbc's statement has, or {@link #UNKNOWN} when the parser
    *     refuses the SQL (pgjdbc then refuses it itself when the statement is created)
    */
+  static int of(String sql, Boolean standardStrings) {
+    if (standardStrings == null) {
+      int on = of(sql, COUNTS, true);
+      int off = of(sql, NON_STANDARD, false);
+      return Math.max(on, off);
+    }
+    return standardStrings ? of(sql, COUNTS, true) : of(sql, NON_STANDARD, false);
+  }
+
+  /** Counted as pgjdbc's sessions do by default ({@code standard_conforming_strings} on). */
   static int of(String sql) {
-    Integer n = COUNTS.get(sql);
+    return of(sql, true);
+  }
+
+  private static int of(String sql, ConcurrentHashMap<String, Integer> cache, boolean standard) {
+    Integer n = cache.get(sql);
     if (n != null) return n;
-    int count = count(sql);
-    if (COUNTS.size() >= MAX_ENTRIES) COUNTS.clear();
-    COUNTS.put(sql, count);
+    int count = count(sql, standard);
+    if (cache.size() >= MAX_ENTRIES) cache.clear();
+    cache.put(sql, count);
     return count;
   }
 
@@ -66,11 +86,10 @@ final class ParameterCounts {
     }
   }
 
-  private static int count(String sql) {
+  private static int count(String sql, boolean standard) {
     try {
-      // standard_conforming_strings is on unless a server is configured otherwise (PG >= 9.1)
-      String parsed = Parser.replaceProcessing(sql, true, true);
-      List<NativeQuery> queries = Parser.parseJdbcSql(parsed, true, true, true, false, false);
+      String parsed = Parser.replaceProcessing(sql, true, standard);
+      List<NativeQuery> queries = Parser.parseJdbcSql(parsed, standard, true, true, false, false);
       int count = 0;
       for (NativeQuery q : queries) {
         count += q.bindPositions.length;

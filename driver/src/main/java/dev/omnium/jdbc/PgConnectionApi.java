@@ -19,6 +19,7 @@ import org.postgresql.core.Version;
 import org.postgresql.fastpath.Fastpath;
 import org.postgresql.jdbc.AutoSave;
 import org.postgresql.jdbc.FieldMetadata;
+import org.postgresql.jdbc.PgConnection;
 import org.postgresql.jdbc.PreferQueryMode;
 import org.postgresql.jdbc.TimestampUtils;
 import org.postgresql.largeobject.LargeObjectManager;
@@ -32,7 +33,8 @@ import org.postgresql.xml.PGXmlFactoryFactory;
  * {@link BaseConnection}, which code casts to as often: large objects, {@code addDataType}, COPY,
  * notifications, server version checks). Each method runs on the session {@code unwrap} reaches:
  * the primary, bound for it, so session state such as {@code LISTEN}, COPY and data types stays
- * on the session read-write work runs on. A few answer for the logical connection instead: the
+ * on the session read-write work runs on (a COPY FROM is remembered as a write for
+ * read-your-writes). A few answer for the logical connection instead: the
  * default fetch size of its statements, its transaction state, and the large-object and fastpath
  * APIs and {@link #cancelQuery()}, which act on the session of the current unit of work (a
  * read-only transaction's large objects are read in that transaction).
@@ -45,11 +47,20 @@ abstract class PgConnectionApi implements BaseConnection {
   /** The primary session, bound for the call, as pgjdbc's connection. */
   abstract BaseConnection pgPrimary() throws SQLException;
 
+  /**
+   * The primary session, bound, for pgjdbc's own objects or SQL run unseen: the session is
+   * checked before a pool lends it again.
+   */
+  abstract BaseConnection pgRaw() throws SQLException;
+
   /** The session of the current unit of work (bound for it), as pgjdbc's connection. */
   abstract BaseConnection pgCurrent() throws SQLException;
 
   /** The bound session of the current unit of work, or null: nothing bound, nothing to ask. */
   abstract BaseConnection pgBound();
+
+  /** A COPY FROM ended on the primary session: a commit in autocommit mode. */
+  abstract void copied();
 
   /**
    * The primary session for the methods pgjdbc declares without {@link SQLException}: the error
@@ -61,6 +72,29 @@ abstract class PgConnectionApi implements BaseConnection {
     } catch (SQLException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
+  }
+
+  // ---------------------------------------------------------------- wrapper
+
+  /**
+   * Honest unwrapping: this connection for what it is itself ({@code OmniumConnection},
+   * {@code PGConnection}, {@code BaseConnection}: their methods run as described above); anything
+   * else (pgjdbc's {@code PgConnection}) is answered by the primary session, bound for it and
+   * checked before a pool lends it again.
+   *
+   * @param iface the interface or class wanted
+   * @return this, or the primary session's object
+   * @throws SQLException 08003 when closed; pgjdbc's error when it wraps no such object
+   */
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    if (iface.isInstance(this)) return iface.cast(this);
+    return pgRaw().unwrap(iface);
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) throws SQLException {
+    return iface.isInstance(this) || iface.isAssignableFrom(PgConnection.class);
   }
 
   // ---------------------------------------------------------------- PGConnection
@@ -80,9 +114,10 @@ abstract class PgConnectionApi implements BaseConnection {
     return pgPrimary().getNotifications(timeoutMillis);
   }
 
+  /** pgjdbc's COPY on the primary session; a COPY FROM counts as a write (read-your-writes). */
   @Override
   public CopyManager getCopyAPI() throws SQLException {
-    return pgPrimary().getCopyAPI();
+    return new LogicalCopyManager(pgPrimary(), this::copied);
   }
 
   @Override
@@ -189,18 +224,18 @@ abstract class PgConnectionApi implements BaseConnection {
 
   @Override
   public ResultSet execSQLQuery(String s) throws SQLException {
-    return pgPrimary().execSQLQuery(s);
+    return pgRaw().execSQLQuery(s);
   }
 
   @Override
   public ResultSet execSQLQuery(String s, int resultSetType, int resultSetConcurrency)
       throws SQLException {
-    return pgPrimary().execSQLQuery(s, resultSetType, resultSetConcurrency);
+    return pgRaw().execSQLQuery(s, resultSetType, resultSetConcurrency);
   }
 
   @Override
   public void execSQLUpdate(String s) throws SQLException {
-    pgPrimary().execSQLUpdate(s);
+    pgRaw().execSQLUpdate(s);
   }
 
   @Override

@@ -12,6 +12,11 @@ import java.util.concurrent.TimeUnit;
  * every transaction that committed before {@code sent}: its staleness at client time {@code t}
  * is at most {@code t - sent}. No server clock takes part.
  *
+ * <p>Two rings: the latest samples, at whatever rate they come (read-your-writes asks for extra
+ * ones, up to one per 10 ms, to date commits at once), and the history, at most one sample per
+ * {@code minGapNanos}, which reaches back as far as the horizon it was sized for whatever that
+ * rate: a replica seconds behind is dated by it, within one interval.
+ *
  * <p>Written by the primary sampler, read by the watchers after each probe and by
  * read-your-writes, which dates a commit by the first sample sent after it returned
  * ({@link #positionAfter}): cold paths, so a plain monitor; the routing decision only touches it
@@ -21,25 +26,47 @@ final class WalTimeline {
   /** No sample covers the position: staleness unknown. Same value as {@link LagWatcher#UNKNOWN}. */
   static final long UNKNOWN = Long.MIN_VALUE;
 
+  /** The latest samples. */
   private final long[] sent;
   private final long[] lsn;
   private int next;
   private int size;
+  /** The history: samples at least {@link #minGapNanos} apart; empty arrays when not kept. */
+  private final long[] historySent;
+  private final long[] historyLsn;
+  private final long minGapNanos;
+  private int historyNext;
+  private int historySize;
   /** The last failed round's start, valid when {@code anyFailure}. */
   private boolean anyFailure;
   private long failedSentNanos;
 
-  /** @param capacity samples kept; with one sample per interval, how far back lag can be told */
+  /** @param capacity the latest samples kept, and no history: how far back lag can be told */
   WalTimeline(int capacity) {
+    this(capacity, 0, 0);
+  }
+
+  private WalTimeline(int capacity, int historyCapacity, long minGapNanos) {
     if (capacity < 2) throw new IllegalArgumentException("capacity " + capacity);
     this.sent = new long[capacity];
     this.lsn = new long[capacity];
+    this.historySent = new long[historyCapacity];
+    this.historyLsn = new long[historyCapacity];
+    this.minGapNanos = minGapNanos;
   }
 
-  /** Samples kept for {@code interval}: about {@code horizonNanos} of history, 64 to 4096. */
+  /** Latest samples kept besides the history: a few hundred milliseconds of early samples. */
+  static final int LATEST = 64;
+
+  /**
+   * For samples every {@code intervalNanos} (and more in between): the latest {@value #LATEST},
+   * and a history of one sample per three quarters of an interval (every scheduled sample, jitter
+   * included) reaching back {@code horizonNanos}, 64 to 4096 of them.
+   */
   static WalTimeline covering(long horizonNanos, long intervalNanos) {
-    long n = horizonNanos / Math.max(1, intervalNanos) + 2;
-    return new WalTimeline((int) Math.max(64, Math.min(4096, n)));
+    long gap = Math.max(1, intervalNanos * 3 / 4);
+    long n = horizonNanos / gap + 2;
+    return new WalTimeline(LATEST, (int) Math.max(64, Math.min(4096, n)), gap);
   }
 
   /**
@@ -53,6 +80,14 @@ final class WalTimeline {
     lsn[next] = insertLsn;
     next = (next + 1) % sent.length;
     if (size < sent.length) size++;
+    int h = historySent.length;
+    if (h > 0 && (historySize == 0
+        || sentNanos - historySent[Math.floorMod(historyNext - 1, h)] >= minGapNanos)) {
+      historySent[historyNext] = sentNanos;
+      historyLsn[historyNext] = insertLsn;
+      historyNext = (historyNext + 1) % h;
+      if (historySize < h) historySize++;
+    }
     notifyAll();
   }
 
@@ -65,6 +100,11 @@ final class WalTimeline {
       int i = Math.floorMod(next - k, sent.length);
       if (Long.compareUnsigned(lsn[i], replayLsn) <= 0) return sent[i];
     }
+    // older than every latest sample: the history, newest first
+    for (int k = 1; k <= historySize; k++) {
+      int i = Math.floorMod(historyNext - k, historySent.length);
+      if (Long.compareUnsigned(historyLsn[i], replayLsn) <= 0) return historySent[i];
+    }
     return UNKNOWN;
   }
 
@@ -74,10 +114,22 @@ final class WalTimeline {
    */
   synchronized long positionAfter(long clientNanos) {
     long found = 0;
+    long foundSent = 0;
     for (int k = 1; k <= size; k++) {
       int i = Math.floorMod(next - k, sent.length);
-      if (sent[i] - clientNanos < 0) break;
+      if (sent[i] - clientNanos < 0) return found;
       found = lsn[i];
+      foundSent = sent[i];
+    }
+    // every latest sample is after it: an earlier one may be in the history (one dropped from
+    // it makes the position a later sample's: higher, the safe direction)
+    for (int k = 1; k <= historySize; k++) {
+      int i = Math.floorMod(historyNext - k, historySent.length);
+      if (historySent[i] - clientNanos < 0) break;
+      if (found == 0 || historySent[i] - foundSent < 0) {
+        found = historyLsn[i];
+        foundSent = historySent[i];
+      }
     }
     return found;
   }
@@ -116,6 +168,6 @@ final class WalTimeline {
   }
 
   int capacityForTest() {
-    return sent.length;
+    return historySent.length > 0 ? historySent.length : sent.length;
   }
 }

@@ -157,14 +157,14 @@ final class WritePositions {
   static long parseToken(String token) throws SQLException {
     if (token == null || !token.startsWith(TOKEN_PREFIX)) {
       throw new SQLException("omnium: not a write token: expected " + TOKEN_PREFIX
-          + "<WAL position>", "HY000");
+          + "<WAL position>", "22023");
     }
     String position = token.substring(TOKEN_PREFIX.length());
     if (position.equals("primary")) return UNKNOWN;
     try {
       return Lsn.parse(position);
     } catch (IllegalArgumentException e) {
-      throw new SQLException("omnium: not a write token: " + e.getMessage(), "HY000", e);
+      throw new SQLException("omnium: not a write token: " + e.getMessage(), "22023", e);
     }
   }
 }

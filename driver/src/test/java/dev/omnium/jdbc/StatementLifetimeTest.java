@@ -154,6 +154,10 @@ class StatementLifetimeTest {
       assertEquals(1, ParameterCounts.of("SELECT {fn ucase(?)}"));
       assertEquals(0, ParameterCounts.of("SELECT $$?$$, '{\"a\": 1}'::jsonb ?? 'a'"));
       assertEquals(0, ParameterCounts.of("SELECT 1"));
+      // a backslash escapes a quote only with standard_conforming_strings off
+      String escaped = "SELECT 'it\\'s', ?";
+      assertEquals(1, ParameterCounts.of(escaped, false));
+      assertTrue(ParameterCounts.of(escaped, null) >= 1, "unknown: no valid index refused");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.omnium.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -58,8 +59,37 @@ class WalTimelineTest {
   @Test
   void capacityCoversTheHorizon() {
     assertEquals(64, WalTimeline.covering(1000 * MS, 100 * MS).capacityForTest());
-    assertEquals(602, WalTimeline.covering(60_000 * MS, 100 * MS).capacityForTest());
+    assertEquals(802, WalTimeline.covering(60_000 * MS, 100 * MS).capacityForTest());
     assertEquals(4096, WalTimeline.covering(3_600_000 * MS, 1 * MS).capacityForTest());
+  }
+
+  /**
+   * Read-your-writes asks for extra samples (every 10 ms while writes wait to be dated): the
+   * history must still reach back as far as the horizon, not merely as many samples (issue 32:
+   * 64 samples filled in 0.6 s, and a replica 3 s behind had an unknown lag).
+   */
+  @Test
+  void historyReachesTheHorizonWhateverTheSamplingRate() {
+    long interval = 1000 * MS;
+    WalTimeline t = WalTimeline.covering(60_000 * MS, interval);
+    long end = T0 + 20_000 * MS;
+    for (long at = T0; at <= end; at += 10 * MS) {
+      t.add(at, (at - T0) / MS + 1); // the position grows with time: 1 per ms
+    }
+    long threeSecondsAgo = (end - 3000 * MS - T0) / MS + 1;
+    long dated = t.containsCommitsBefore(threeSecondsAgo);
+    assertTrue(dated != WalTimeline.UNKNOWN, "a replica 3 s behind has a known lag");
+    assertTrue(dated <= end - 3000 * MS && dated >= end - 3000 * MS - interval,
+        "bounded within one interval: " + (end - dated) / MS + " ms");
+    long eighteenSecondsAgo = (end - 18_000 * MS - T0) / MS + 1;
+    assertTrue(t.containsCommitsBefore(eighteenSecondsAgo) != WalTimeline.UNKNOWN);
+    // a commit 5 s ago is dated by a sample at or after it: never an earlier position
+    long commit = end - 5000 * MS;
+    long position = t.positionAfter(commit);
+    assertTrue(position >= (commit - T0) / MS + 1 && position <= (commit - T0) / MS + 1001,
+        "dated at most an interval late: " + position);
+    // the latest samples are all kept: a fresh commit is dated exactly
+    assertEquals((end - 20 * MS - T0) / MS + 1, t.positionAfter(end - 25 * MS));
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.omnium.jdbc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -111,6 +112,17 @@ class WritePositionsTest {
     assertEquals(lsn, WritePositions.parseToken(WritePositions.token(lsn)));
     assertEquals("omnium:v1:primary", WritePositions.token(WritePositions.UNKNOWN));
     assertEquals(WritePositions.UNKNOWN, WritePositions.parseToken("omnium:v1:primary"));
+  }
+
+  /** As the Javadoc of requireWriteToken says: 22023, whatever is wrong with it. */
+  @Test
+  void aMalformedTokenFails22023() {
+    for (String bad : new String[] {"nonsense", "omnium:v1:", "omnium:v1:zz/1", "omnium:v2:0/1",
+        "omnium:v1:1"}) {
+      SQLException e = assertThrows(SQLException.class, () -> WritePositions.parseToken(bad),
+          bad);
+      assertEquals("22023", e.getSQLState(), bad);
+    }
   }
 
   @Test

@@ -11,6 +11,8 @@ import dev.omnium.sandbox.PgCluster;
 import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.Where;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -23,6 +25,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
 
 /**
  * Read-your-writes remembers every write that commits, whichever call committed it, and a commit
@@ -207,6 +211,25 @@ class ReadYourWritesRecordingIT {
         assertTrue(st.execute("INSERT INTO rec VALUES (" + id2 + ") RETURNING id"));
       }
       assertFalse(seenOnReplica(c, id2, "Statement.execute(String): the read saw the write"));
+    }
+  }
+
+  /** COPY through pgjdbc's API (issue 32): unwrap(PGConnection) and a cast alike. */
+  @Test
+  void anAutocommitCopyThroughPgjdbcsApiIsRemembered() throws Exception {
+    try (Connection c = connectOnceReplicaReads("rec-copy", true)) {
+      long id = IDS.incrementAndGet();
+      long copied = c.unwrap(PGConnection.class).getCopyAPI()
+          .copyIn("COPY rec FROM STDIN", new StringReader(id + "\n"));
+      assertEquals(1, copied);
+      assertFalse(seenOnReplica(c, id, "the read saw the row COPY wrote (unwrap)"));
+
+      long id2 = IDS.incrementAndGet();
+      CopyIn in = ((PGConnection) c).getCopyAPI().copyIn("COPY rec FROM STDIN");
+      byte[] row = (id2 + "\n").getBytes(StandardCharsets.US_ASCII);
+      in.writeToCopy(row, 0, row.length);
+      assertEquals(1, in.endCopy());
+      assertFalse(seenOnReplica(c, id2, "the read saw the row a low-level COPY wrote (cast)"));
     }
   }
 
