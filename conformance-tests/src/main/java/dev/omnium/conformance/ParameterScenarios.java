@@ -9,7 +9,10 @@ import java.sql.Connection;
 import java.sql.Date;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.sql.Timestamp;
 import java.util.Arrays;
+import java.util.GregorianCalendar;
+import java.util.TimeZone;
 
 /**
  * Prepared statement parameters as pgjdbc keeps them (issue 32): streams and readers read once,
@@ -230,6 +233,26 @@ final class ParameterScenarios {
             r.act("second-index", () -> ps.setString(2, "y"));
           }
           r.u("on", c, "SET standard_conforming_strings = on");
+        })
+        .add("timestamp-zone-of-the-setter", r -> {
+          Connection c = r.open();
+          TimeZone before = TimeZone.getDefault();
+          Timestamp ts = Timestamp.valueOf("2016-01-31 00:00:00");
+          try (PreparedStatement ps = c.prepareStatement("SELECT ?::timestamp::text,"
+              + " ?::timestamp::text, (?::timestamp - ?::timestamp)::text")) {
+            // pgjdbc converts with the default zone of the setter's moment (cached per execute)
+            TimeZone.setDefault(TimeZone.getTimeZone("GMT+8:00"));
+            ps.setTimestamp(1, ts);
+            ps.setTimestamp(3, ts);
+            TimeZone.setDefault(TimeZone.getTimeZone("GMT-2:00"));
+            ps.setTimestamp(2, ts);
+            ps.setTimestamp(4, ts, new GregorianCalendar(TimeZone.getTimeZone("GMT-2:00")));
+            r.call("run", () -> Run.renderRows(ps.executeQuery()));
+            ps.setTimestamp(2, ts); // after the execute: the zone now
+            r.call("again", () -> Run.renderRows(ps.executeQuery()));
+          } finally {
+            TimeZone.setDefault(before);
+          }
         })
         .add("parameter-metadata-bound-types", r -> {
           Connection c = r.open();

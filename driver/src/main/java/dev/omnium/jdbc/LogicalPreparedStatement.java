@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Blob;
 import java.sql.CallableStatement;
 import java.sql.Clob;
+import java.sql.Date;
 import java.sql.Connection;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
@@ -13,9 +14,15 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Time;
+import java.sql.Timestamp;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Calendar;
+import java.util.GregorianCalendar;
+import java.util.TimeZone;
 import org.postgresql.core.BaseConnection;
+import org.postgresql.jdbc.TimestampUtils;
 import org.postgresql.util.PSQLState;
 
 /**
@@ -204,6 +211,63 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
         return;
       default:
         throw PgjdbcErrors.unknownType();
+    }
+  }
+
+  // ---------------------------------------------------------------- dates and times
+
+  /** pgjdbc reads the JVM's default time zone without a lock where it can: then it caches none. */
+  private static final boolean FAST_DEFAULT_ZONE =
+      new TimestampUtils(false, null).hasFastDefaultTimeZone();
+
+  /**
+   * The default time zone pgjdbc's statement converts dates and times with, at the setter: the
+   * one at its first such setter since the last execute (pgjdbc caches it per statement until
+   * the execute ends), or, where pgjdbc reads the default cheaply, the one at each setter.
+   */
+  private TimeZone zone;
+  private int zoneFor = -1;
+
+  private Calendar calendarAtSetter() {
+    if (FAST_DEFAULT_ZONE) return new GregorianCalendar(TimeZone.getDefault());
+    if (zone == null || zoneFor != executions) {
+      zone = TimeZone.getDefault();
+      zoneFor = executions;
+    }
+    return new GregorianCalendar(zone);
+  }
+
+  /** Converted as pgjdbc converts it, at the setter: the default zone is the setter's. */
+  @Override
+  public final void setDate(int index, Date x) throws SQLException {
+    checkOpen();
+    checkIndex(index);
+    if (x == null) {
+      params.setDate(index, x);
+    } else {
+      params.setDate(index, x, calendarAtSetter());
+    }
+  }
+
+  @Override
+  public final void setTime(int index, Time x) throws SQLException {
+    checkOpen();
+    checkIndex(index);
+    if (x == null) {
+      params.setTime(index, x);
+    } else {
+      params.setTime(index, x, calendarAtSetter());
+    }
+  }
+
+  @Override
+  public final void setTimestamp(int index, Timestamp x) throws SQLException {
+    checkOpen();
+    checkIndex(index);
+    if (x == null) {
+      params.setTimestamp(index, x);
+    } else {
+      params.setTimestamp(index, x, calendarAtSetter());
     }
   }
 

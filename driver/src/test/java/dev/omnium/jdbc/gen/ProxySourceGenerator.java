@@ -86,7 +86,8 @@ public final class ProxySourceGenerator {
 
   /**
    * Parameter setters {@code LogicalPreparedStatement} implements itself (final there): streams
-   * and readers, read where pgjdbc reads them, and values pgjdbc makes into large objects.
+   * and readers, read where pgjdbc reads them, values pgjdbc makes into large objects, and dates
+   * and times, converted with the default time zone of the setter's moment.
    */
   static final Set<String> PREPARED_BASE = Set.of(
       "setAsciiStream(int,java.io.InputStream,int)",
@@ -102,7 +103,10 @@ public final class ProxySourceGenerator {
       "setClob(int,java.sql.Clob)",
       "setObject(int,java.lang.Object)",
       "setObject(int,java.lang.Object,int)",
-      "setObject(int,java.lang.Object,int,int)");
+      "setObject(int,java.lang.Object,int,int)",
+      "setDate(int,java.sql.Date)",
+      "setTime(int,java.sql.Time)",
+      "setTimestamp(int,java.sql.Timestamp)");
 
   /** Statement settings that look like parameter setters but are not. */
   public static final Set<String> STATEMENT_SETTERS = Set.of(
