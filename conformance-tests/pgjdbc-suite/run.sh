@@ -120,6 +120,10 @@ sandbox_pid=""
 heartbeat_pid=""
 cleanup() {
   if [ -n "$heartbeat_pid" ]; then kill "$heartbeat_pid" 2>/dev/null || true; wait "$heartbeat_pid" 2>/dev/null || true; fi
+  # the servers' logs go with the cluster: keep a copy for a run that went wrong
+  for n in primary replica1 replica2; do
+    d=$(node_dir "$n" 2>/dev/null) && [ -f "$d.log" ] && cp "$d.log" "$work/$n.log" || true
+  done
   if [ -n "$sandbox_pid" ] && [ "$keep" = 0 ]; then
     kill "$sandbox_pid" 2>/dev/null || true   # its shutdown hook stops the servers
     wait "$sandbox_pid" 2>/dev/null || true
@@ -128,7 +132,10 @@ cleanup() {
 trap cleanup EXIT
 
 log "starting a PostgreSQL $version primary and 2 replicas"
-java -jar "$sandbox_jar" --serve --replicas 2 --version "$version" \
+# a private temporary directory: no other JVM's sandbox (which reaps clusters it takes for
+# orphans under the shared one) ever sees this cluster
+mkdir -p "$work/tmp" && chmod 755 "$work" "$work/tmp"
+java -Djava.io.tmpdir="$work/tmp" -jar "$sandbox_jar" --serve --replicas 2 --version "$version" \
   --set wal_level=logical --set max_prepared_transactions=64 --set max_replication_slots=10 \
   --set max_wal_senders=20 --set timezone=Etc/UTC > "$cluster_log" 2>&1 &
 sandbox_pid=$!
@@ -138,8 +145,8 @@ for _ in $(seq 1 600); do
   sleep 0.2
 done
 grep -q '^  omnium:' "$cluster_log" || { cat "$cluster_log" >&2; exit 1; }
-node_port() { sed -n "s/^  $1: *jdbc:postgresql:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p" "$cluster_log"; }
 node_dir() { sed -n "s/^  $1: .*(log: \(.*\)\.log)$/\1/p" "$cluster_log"; }
+node_port() { sed -n "s/^  $1: *jdbc:postgresql:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p" "$cluster_log"; }
 pport=$(node_port primary); r1port=$(node_port replica1); r2port=$(node_port replica2)
 log "primary 127.0.0.1:$pport, replicas :$r1port and :$r2port"
 
@@ -228,6 +235,8 @@ run_mode() {
     --disable-banner --details=tree --disable-ansi-colors --reports-dir="$reports" "${select[@]}" \
     > "$reports/console.txt" 2>&1) || true
   python3 "$here/compare.py" "$work/reports" --counts "$(basename "$reports")"
+  psql -X -q -o /dev/null -h 127.0.0.1 -p "$pport" -U postgres -d test -c "SELECT 1" \
+    || log "WARNING: the primary stopped during mode $mode (its log: $work/primary.log)"
 }
 
 for m in ${modes//,/ }; do run_mode "$m"; done
