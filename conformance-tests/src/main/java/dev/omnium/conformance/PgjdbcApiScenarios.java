@@ -117,6 +117,23 @@ final class PgjdbcApiScenarios {
             }
             r.call("server-prepared", () -> ((PGStatement) ps).isUseServerPrepare());
           }
+        })
+        .add("use-server-prepare-before-execute", r -> {
+          Connection c = r.open();
+          try (PreparedStatement ps = c.prepareStatement("SELECT ?::int");
+               Statement st = c.createStatement()) {
+            PGStatement pg = ps.unwrap(PGStatement.class);
+            r.call("default", pg::isUseServerPrepare);
+            r.act("set", () -> pg.setUseServerPrepare(true));
+            r.call("before", pg::isUseServerPrepare);
+            ps.setInt(1, 1);
+            r.call("run", () -> Run.renderRows(ps.executeQuery()));
+            r.call("after", pg::isUseServerPrepare);
+            r.act("unset", () -> pg.setUseServerPrepare(false));
+            r.call("after-unset", pg::isUseServerPrepare);
+            r.act("statement-set", () -> st.unwrap(PGStatement.class).setUseServerPrepare(true));
+            r.call("statement", () -> st.unwrap(PGStatement.class).isUseServerPrepare());
+          }
         });
   }
 }

@@ -214,6 +214,12 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     }
   }
 
+  /** pgjdbc's {@code PgPreparedStatement}: a threshold of 1 prepares at the first execute. */
+  @Override
+  final boolean serverPreparesFirstExecute() {
+    return getPrepareThreshold() == 1;
+  }
+
   // ---------------------------------------------------------------- dates and times
 
   /** pgjdbc reads the JVM's default time zone without a lock where it can: then it caches none. */
@@ -242,33 +248,21 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
   public final void setDate(int index, Date x) throws SQLException {
     checkOpen();
     checkIndex(index);
-    if (x == null) {
-      params.setDate(index, x);
-    } else {
-      params.setDate(index, x, calendarAtSetter());
-    }
+    params.setDate(index, x, x == null ? null : calendarAtSetter()); // null: pgjdbc's setNull
   }
 
   @Override
   public final void setTime(int index, Time x) throws SQLException {
     checkOpen();
     checkIndex(index);
-    if (x == null) {
-      params.setTime(index, x);
-    } else {
-      params.setTime(index, x, calendarAtSetter());
-    }
+    params.setTime(index, x, x == null ? null : calendarAtSetter()); // null: pgjdbc's setNull
   }
 
   @Override
   public final void setTimestamp(int index, Timestamp x) throws SQLException {
     checkOpen();
     checkIndex(index);
-    if (x == null) {
-      params.setTimestamp(index, x);
-    } else {
-      params.setTimestamp(index, x, calendarAtSetter());
-    }
+    params.setTimestamp(index, x, x == null ? null : calendarAtSetter()); // null: pgjdbc's setNull
   }
 
   // ---------------------------------------------------------------- streams and large objects

@@ -757,14 +757,24 @@ class LogicalStatement implements Statement, PGStatement {
     setPrepareThreshold(flag ? 1 : 0);
   }
 
+  /**
+   * pgjdbc's answer: its physical statement's, else (nothing executed yet) what pgjdbc answers for
+   * a statement whose query ran on its session 0 times ({@link #serverPreparesFirstExecute}).
+   */
   @Override
   public boolean isUseServerPrepare() {
     Statement s = physical;
+    if (s == null) return serverPreparesFirstExecute();
     try {
-      return s != null && s.unwrap(PGStatement.class).isUseServerPrepare();
+      return s.unwrap(PGStatement.class).isUseServerPrepare();
     } catch (SQLException e) {
       return false;
     }
+  }
+
+  /** A plain statement never server-prepares (pgjdbc's {@code PgStatement}). */
+  boolean serverPreparesFirstExecute() {
+    return false;
   }
 
   @Override
