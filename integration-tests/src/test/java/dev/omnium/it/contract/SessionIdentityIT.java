@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.postgresql.PGConnection;
+import org.postgresql.jdbc.PgConnection;
 
 /**
  * Issue 30, item 4: no privilege or identity reaches the next borrower of a pooled session.
@@ -153,7 +153,7 @@ class SessionIdentityIT {
           try (OmniumConnection c = ds.write()) {
             c.setAutoCommit(!tx);
             if (change.equals("unwrap")) {
-              try (Statement st = ((Connection) c.unwrap(PGConnection.class)).createStatement()) {
+              try (Statement st = c.unwrap(PgConnection.class).createStatement()) {
                 st.execute("SET ROLE it_limited");
               }
             } else {
