@@ -174,13 +174,16 @@ final class TracedRun {
    * JDBC spans of statements the application did not run: omnium's own. Left out: pgjdbc's empty
    * validation query, which the application's pool runs through {@code isValid()} on a connection
    * it lends again (plain pgjdbc's, or the primary session an omnium connection holds), as it does
-   * with plain pgjdbc.
+   * with plain pgjdbc; and pgjdbc's {@code SHOW TRANSACTION ISOLATION LEVEL}, the answer to the
+   * application pool's own {@code getTransactionIsolation()} at its start, which an omnium
+   * connection holding a primary session asks that session for, exactly as pgjdbc does.
    */
   List<ExportedSpan> untagged() {
     List<ExportedSpan> found = new ArrayList<>();
     for (ExportedSpan s : spans) {
       String q = s.queryText();
-      if (s.isJdbc() && !"".equals(q) && (q == null || !q.matches("(?is).*\\bAS [rawxc][0-9]+[ab]?\\b.*"))) {
+      if (s.isJdbc() && !"".equals(q) && !"SHOW TRANSACTION ISOLATION LEVEL".equals(q)
+          && (q == null || !q.matches("(?is).*\\bAS [rawxc][0-9]+[ab]?\\b.*"))) {
         found.add(s);
       }
     }
