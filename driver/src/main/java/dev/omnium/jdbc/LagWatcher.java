@@ -335,11 +335,13 @@ final class LagWatcher extends IntervalSession {
   @Override
   void round() {
     ServerWatchers s = servers;
-    if (s != null && s.first == this) {
-      if (s.several()) s.forgetUnseen(System.nanoTime());
-      if (--roundsToDiscovery <= 0) discover(s);
-    }
+    boolean first = s != null && s.first == this;
+    if (first && s.several()) s.forgetUnseen(System.nanoTime());
     probe();
+    // The look for other servers comes after the probe, and only when the server just answered:
+    // a login through a frozen address waits out its socket timeout, which must never delay the
+    // probe that finds the freeze (and aborts the reads stuck on it).
+    if (first && --roundsToDiscovery <= 0 && state != State.UNREACHABLE) discover(s);
     evaluateAlert();
   }
 
