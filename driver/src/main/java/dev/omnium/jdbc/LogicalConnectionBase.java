@@ -49,6 +49,12 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
   private Duration maxAge;
   /** The URL this handle was opened with, passwords masked ({@code getMetaData().getURL()}). */
   String url;
+  /**
+   * Made at the first {@link #getMetaData()} and kept, as pgjdbc keeps its own: it resolves its
+   * session at each call, so one object serves the connection's life (an OpenTelemetry agent asks
+   * for it once per connection object, to describe the database).
+   */
+  private DatabaseMetaData metaData;
 
   abstract OmniumConnection self();
 
@@ -571,7 +577,9 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
   @Override
   public DatabaseMetaData getMetaData() throws SQLException {
     checkOpen();
-    return new MetaDataProxy(MetaDataTarget.of(self()), self());
+    DatabaseMetaData m = metaData;
+    if (m == null) metaData = m = new MetaDataProxy(MetaDataTarget.of(self()), self());
+    return m;
   }
 
   // ---------------------------------------------------------------- factories

@@ -1,11 +1,11 @@
 package dev.omnium.jdbc;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.DatabaseMetaData;
-import java.util.List;
 
 /**
  * The physical {@link DatabaseMetaData} behind a {@link MetaDataProxy}, resolved at each call
@@ -15,6 +15,19 @@ import java.util.List;
  * {@code jdbc:omnium:} URL with any password masked.
  */
 final class MetaDataTarget implements InvocationHandler {
+  /** The proxy class's constructor, found once (newProxyInstance looks it up per call). */
+  private static final Constructor<?> PROXY;
+
+  static {
+    try {
+      PROXY = Proxy.newProxyInstance(MetaDataTarget.class.getClassLoader(),
+          new Class<?>[] {DatabaseMetaData.class}, (p, m, a) -> null)
+          .getClass().getConstructor(InvocationHandler.class);
+    } catch (NoSuchMethodException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final OmniumConnection connection;
 
   private MetaDataTarget(OmniumConnection connection) {
@@ -22,8 +35,11 @@ final class MetaDataTarget implements InvocationHandler {
   }
 
   static DatabaseMetaData of(OmniumConnection connection) {
-    return (DatabaseMetaData) Proxy.newProxyInstance(MetaDataTarget.class.getClassLoader(),
-        new Class<?>[] {DatabaseMetaData.class}, new MetaDataTarget(connection));
+    try {
+      return (DatabaseMetaData) PROXY.newInstance(new MetaDataTarget(connection));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override
@@ -45,18 +61,9 @@ final class MetaDataTarget implements InvocationHandler {
 
   /**
    * The URL the connection was opened with, passwords masked, as pgjdbc answers the URL it was
-   * given; else (a data source's connection) its configuration's: primaries, database, replicas.
+   * given; else (a data source's connection) its configuration's, made once per configuration.
    */
   private String url() {
-    if (connection.url != null) return connection.url;
-    OmniumConfig config = connection.router().config;
-    StringBuilder sb = new StringBuilder("jdbc:omnium:")
-        .append(config.primaryUrl().substring("jdbc:".length()));
-    List<HostSpec> replicas = config.replicas();
-    for (int i = 0; i < replicas.size(); i++) {
-      sb.append(i == 0 ? (sb.indexOf("?") < 0 ? "?replica=" : "&replica=") : ",")
-          .append(replicas.get(i));
-    }
-    return Secrets.maskUrl(sb.toString());
+    return connection.url != null ? connection.url : connection.router().config.maskedUrl();
   }
 }

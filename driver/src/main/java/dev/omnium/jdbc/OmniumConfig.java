@@ -46,6 +46,8 @@ final class OmniumConfig {
   private final RouterKey routerKey;
   /** Every secret value (password, replicaPassword, sslpassword...): never printed. */
   private final Map<String, String> secrets;
+  /** {@link #maskedUrl()}, once made. */
+  private String maskedUrl;
   /** The JDBC defaults of a new logical connection that pgjdbc's properties set. */
   final ConnectionDefaults defaults;
 
@@ -284,6 +286,26 @@ final class OmniumConfig {
     Properties p = new Properties();
     passThrough.forEach(p::setProperty);
     return p;
+  }
+
+  /**
+   * {@code jdbc:omnium:} URL of this configuration (primaries, database, replicas), passwords
+   * masked: what a data source's connections answer to {@code getMetaData().getURL()}. Made once
+   * (a benign race: any thread makes the same string).
+   */
+  String maskedUrl() {
+    String u = maskedUrl;
+    if (u == null) {
+      StringBuilder sb = new StringBuilder("jdbc:omnium:")
+          .append(primaryUrl().substring("jdbc:".length()));
+      List<HostSpec> replicas = replicas();
+      for (int i = 0; i < replicas.size(); i++) {
+        sb.append(i == 0 ? (sb.indexOf("?") < 0 ? "?replica=" : "&replica=") : ",")
+            .append(replicas.get(i));
+      }
+      maskedUrl = u = Secrets.maskUrl(sb.toString());
+    }
+    return u;
   }
 
   /** {@code jdbc:postgresql://h1:p1[,h2:p2]/db} for pgjdbc; credentials stay in properties. */

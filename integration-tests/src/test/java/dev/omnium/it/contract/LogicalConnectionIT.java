@@ -3,6 +3,7 @@ package dev.omnium.it.contract;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -440,6 +441,11 @@ class LogicalConnectionIT {
         md = c.getMetaData();
         assertTrue(md.getURL().startsWith("jdbc:omnium:postgresql://"), md.getURL());
         assertFalse(md.getURL().contains("s3cret-pw"), md.getURL());
+        // one metadata object per connection, as pgjdbc keeps one
+        assertSame(md, c.getMetaData());
+        try (Connection other = ds.getConnection()) {
+          assertEquals(md.getURL(), other.getMetaData().getURL());
+        }
         one(c, "SELECT 1");
         c.setReadOnly(false);
         // the read binding is gone: metadata follows to the primary, never the pooled session
