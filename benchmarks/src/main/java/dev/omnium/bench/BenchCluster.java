@@ -25,6 +25,15 @@ public final class BenchCluster implements AutoCloseable {
   public static final String READ_SQL = "SELECT v, payload FROM bench_read WHERE id = ?";
   public static final String WRITE_SQL = "INSERT INTO bench_write (v) VALUES (?)";
 
+  /**
+   * The role contender (c) connects as. omnium caps the sessions of all its configurations in one
+   * process per server, database and user (the first configuration's {@code replicaPoolSize}):
+   * (b) and (c) run in one JVM, and as one user their two routers would share 16 replica sessions,
+   * each switch between them closing the other's. A service with one omnium data source per user
+   * has no such sharing, so each omnium contender gets a user of its own.
+   */
+  public static final String DATA_SOURCE_USER = "bench_ds";
+
   private final PgCluster cluster;
   private final Heartbeat heartbeat;
 
@@ -37,6 +46,8 @@ public final class BenchCluster implements AutoCloseable {
       st.execute("CREATE TABLE bench_write (id bigserial PRIMARY KEY, v int NOT NULL, at timestamptz NOT NULL DEFAULT now())");
       // a function the driver cannot classify from a statement's text (RoundTrips: checked at return)
       st.execute("CREATE FUNCTION bench_plain(x bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT x + 1'");
+      // OmniumDataSource's own role (see dataSourceUser): the same rights as the sandbox's user
+      st.execute("CREATE ROLE " + DATA_SOURCE_USER + " LOGIN SUPERUSER");
       st.execute("VACUUM ANALYZE bench_read");
       st.execute("VACUUM ANALYZE bench_write");
     }

@@ -87,7 +87,7 @@ public enum Contender {
             new Properties(), c);
       case OMNIUM_DATASOURCE: {
         OmniumDataSource ds = new OmniumDataSource(omniumUrl(primary, replica, db) + omniumOptions);
-        ds.setUser(c.user());
+        ds.setUser(BenchCluster.DATA_SOURCE_USER);
         return ds;
       }
       case PGJDBC_MULTIHOST: {

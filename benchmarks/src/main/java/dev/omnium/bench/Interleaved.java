@@ -389,7 +389,9 @@ public final class Interleaved {
         .append("each block against (a)'s block of the same round, seconds apart, so load that drifts over the run ")
         .append("cancels out. *95% CI*: bootstrap confidence interval of the median ratio")
         .append(forks > 1 ? " (forks resampled, then rounds within each)" : "")
-        .append(". Client CPU and allocation: the measuring thread's, per transaction.\n\n");
+        .append(". Client CPU and allocation: the measuring thread's, per transaction. (c) connects as a role of ")
+        .append("its own: omnium caps the pooled sessions of a process per server, database and user, and two ")
+        .append("omnium data sources of one user in one JVM would share that cap (docs/operations.md, sizing).\n\n");
     b.append("| contender | median µs/op | p25–p75 µs/op | median client CPU µs/op | median client B/op ")
         .append("| median ratio to (a) | 95% CI of the median ratio |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|\n");
