@@ -74,6 +74,11 @@ class ManyConfigurationsIT {
     }
     long millis = (System.nanoTime() - start) / 1_000_000;
     int routers = routerBeans("many");
+    // The watcher's occasional look for other servers behind the replica's address (a reader
+    // endpoint) is a short extra session with the watcher's name: wait for it to be gone.
+    Poll.until(Duration.ofSeconds(5), "a look for other servers to end", () -> "1".equals(
+        SANDBOX.queryOne(SANDBOX.replica(), "SELECT count(*) FROM pg_stat_activity"
+            + " WHERE application_name = 'many:watcher'")));
     Map<String, String> background = Map.of(
         "watcher", SANDBOX.queryOne(SANDBOX.replica(), "SELECT count(*) FROM pg_stat_activity"
             + " WHERE application_name = 'many:watcher'"),
@@ -86,8 +91,9 @@ class ManyConfigurationsIT {
     assertTrue(routers >= CONFIGURATIONS, "one router per property set: " + routers);
     assertEquals("1", background.get("watcher"), "one lag watcher on the replica for all routers");
     assertEquals("1", background.get("sampler"), "one WAL sampler on the primary for all routers");
-    // the watcher, and replicaPoolSize (8) pooled sessions for the whole process
-    assertTrue(mostOnReplica <= 1 + 8, "omnium's own sessions on the replica: " + mostOnReplica);
+    // the watcher (and at times its short look for other servers), and replicaPoolSize (8)
+    // pooled sessions for the whole process
+    assertTrue(mostOnReplica <= 1 + 1 + 8, "omnium's own sessions on the replica: " + mostOnReplica);
     // the sampler, and fallbackPoolSize (4) pooled sessions for the whole process
     assertTrue(mostOnPrimary <= 1 + 4, "omnium's own sessions on the primary: " + mostOnPrimary);
     assertTrue(onReplica >= CONFIGURATIONS * 9 / 10, "reads on the replica: " + onReplica);
