@@ -76,12 +76,12 @@ class ManyConfigurationsIT {
     int routers = routerBeans("many");
     // The watcher's occasional look for other servers behind the replica's address (a reader
     // endpoint) is a short extra session with the watcher's name: wait for it to be gone.
-    Poll.until(Duration.ofSeconds(5), "a look for other servers to end", () -> "1".equals(
-        SANDBOX.queryOne(SANDBOX.replica(), "SELECT count(*) FROM pg_stat_activity"
-            + " WHERE application_name = 'many:watcher'")));
+    String watchers = "SELECT count(*) FROM pg_stat_activity"
+        + " WHERE application_name = 'many:watcher'";
+    Poll.until(Duration.ofSeconds(5), "a look for other servers to end",
+        () -> "1".equals(SANDBOX.queryOne(SANDBOX.replica(), watchers)));
     Map<String, String> background = Map.of(
-        "watcher", SANDBOX.queryOne(SANDBOX.replica(), "SELECT count(*) FROM pg_stat_activity"
-            + " WHERE application_name = 'many:watcher'"),
+        "watcher", SANDBOX.queryOne(SANDBOX.replica(), watchers),
         "sampler", SANDBOX.queryOne(SANDBOX.primary(), "SELECT count(*) FROM pg_stat_activity"
             + " WHERE application_name = 'many:sampler'"));
     System.out.printf("FIGURE many configurations (PostgreSQL %s): %d routers in %d ms; %d of %d"
