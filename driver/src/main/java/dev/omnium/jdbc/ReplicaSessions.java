@@ -67,6 +67,19 @@ final class ReplicaSessions extends DelegatingDataSource {
     LagWatcher server = w;
     ReplicaSession s = new ReplicaSession(c, () -> server.state() == LagWatcher.State.OK
         && server.effectiveLagNanos(System.nanoTime()) != Long.MAX_VALUE);
+    // A promotion empties the pool, but a session whose opening was under way then (a fill, a
+    // borrow's add) would stay idle on the primary until its idle timeout: refused here instead.
+    boolean reported = s.reportsPrimary();
+    if (reported || server.state() == LagWatcher.State.NOT_IN_RECOVERY) {
+      if (reported) server.noticePromoted();
+      try {
+        c.close();
+      } catch (SQLException | RuntimeException ignored) {
+        // not used either way
+      }
+      throw new SQLException("omnium: replica session on " + server.name() + " not kept: the"
+          + " server is a primary now", "08004");
+    }
     s.server = server;
     s.perTransaction = perTransaction.get();
     return s;

@@ -2,11 +2,16 @@ package dev.omnium.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -112,5 +117,64 @@ class RoleChangeTest {
     w.noticePromoted();
     assertFalse(w.isFresh(now + 1, Long.MAX_VALUE / 2), "a primary is never a fresh replica");
     assertEquals(Long.MAX_VALUE, w.effectiveLagNanos(now + 1));
+  }
+
+  /** A new physical session that says what {@code inHotStandby} says, counting its closes. */
+  private static Connection opened(String inHotStandby, AtomicInteger closed) {
+    Map<String, String> reported = new HashMap<>();
+    if (inHotStandby != null) reported.put("in_hot_standby", inHotStandby);
+    Class<?>[] both = {Connection.class, PGConnection.class};
+    return (Connection) Proxy.newProxyInstance(RoleChangeTest.class.getClassLoader(), both,
+        (proxy, method, args) -> switch (method.getName()) {
+          case "getParameterStatuses" -> reported;
+          case "getParameterStatus" -> reported.get((String) args[0]);
+          case "close" -> {
+            closed.incrementAndGet();
+            yield null;
+          }
+          case "isClosed" -> closed.get() > 0;
+          default -> null;
+        });
+  }
+
+  private static DataSource opening(Connection session) {
+    return (DataSource) Proxy.newProxyInstance(RoleChangeTest.class.getClassLoader(),
+        new Class<?>[] {DataSource.class},
+        (proxy, method, args) -> "getConnection".equals(method.getName()) ? session : null);
+  }
+
+  /**
+   * A session the replica pool opens on a primary is closed at once, never kept idle in the pool:
+   * one opened just after the promotion emptied the pool (a fill already under way) would
+   * otherwise stay there until its idle timeout.
+   */
+  @Test
+  void theReplicaPoolKeepsNoSessionItOpensOnAPrimary() throws Exception {
+    LagWatcher w = watcher();
+    AtomicInteger promoted = new AtomicInteger();
+    w.onRoleChange(promoted::incrementAndGet, () -> { });
+    w.record(System.nanoTime(), 0);
+    AtomicInteger closed = new AtomicInteger();
+    ReplicaSessions reportsIt = new ReplicaSessions(opening(opened("off", closed)), w);
+    SQLException e = assertThrows(SQLException.class, reportsIt::getConnection);
+    assertEquals("08004", e.getSQLState());
+    assertEquals(1, closed.get(), "the session on the primary is closed");
+    assertEquals(LagWatcher.State.NOT_IN_RECOVERY, w.state(), "the report is noticed");
+    assertEquals(1, promoted.get());
+
+    // Before 14 the server reports nothing: the watcher's last answer decides.
+    AtomicInteger closedToo = new AtomicInteger();
+    ReplicaSessions known = new ReplicaSessions(opening(opened(null, closedToo)), w);
+    assertEquals("08004", assertThrows(SQLException.class, known::getConnection).getSQLState());
+    assertEquals(1, closedToo.get());
+
+    // A standby's session is kept.
+    LagWatcher standby = watcher();
+    standby.record(System.nanoTime(), 0);
+    AtomicInteger kept = new AtomicInteger();
+    try (Connection c = new ReplicaSessions(opening(opened("on", kept)), standby)
+        .getConnection()) {
+      assertEquals(0, kept.get());
+    }
   }
 }
