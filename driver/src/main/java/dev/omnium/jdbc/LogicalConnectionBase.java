@@ -45,16 +45,41 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
    * back to its data source, its data source's closed state (bound to nothing, never set).
    */
   SessionState state;
-  /** What {@link #setMaxAge} was given on this handle, or null (the state's value holds). */
-  private Duration maxAge;
-  /** The URL this handle was opened with, passwords masked ({@code getMetaData().getURL()}). */
-  String url;
   /**
-   * Made at the first {@link #getMetaData()} and kept, as pgjdbc keeps its own: it resolves its
-   * session at each call, so one object serves the connection's life (an OpenTelemetry agent asks
-   * for it once per connection object, to describe the database).
+   * What few handles need, made at the first of it: a handle of {@code OmniumDataSource} is made
+   * for each unit of work, so its own fields stay few (24 bytes with the state and its flag).
    */
-  private DatabaseMetaData metaData;
+  private Extras extras;
+
+  /** A handle's rarely set values. */
+  static final class Extras {
+    /** What {@link #setMaxAge} was given on this handle, or null (the state's value holds). */
+    Duration maxAge;
+    /** The URL this handle was opened with, passwords masked ({@code getMetaData().getURL()}). */
+    String url;
+    /**
+     * Made at the first {@link #getMetaData()} and kept, as pgjdbc keeps its own: it resolves
+     * its session at each call, so one object serves the connection's life (an OpenTelemetry
+     * agent asks for it once per connection object, to describe the database).
+     */
+    DatabaseMetaData metaData;
+  }
+
+  private Extras extras() {
+    Extras e = extras;
+    if (e == null) extras = e = new Extras();
+    return e;
+  }
+
+  /** The URL this handle was opened with (passwords masked), or null: its data source's. */
+  final String url() {
+    Extras e = extras;
+    return e == null ? null : e.url;
+  }
+
+  final void url(String masked) {
+    extras().url = masked;
+  }
 
   abstract OmniumConnection self();
 
@@ -102,7 +127,7 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
       throw new SQLException("omnium: maxAge must be a positive duration, got " + maxAge, "HY000");
     }
     long nanos = maxAge.toNanos();
-    this.maxAge = maxAge; // a closed handle still answers it, as a closed connection did
+    extras().maxAge = maxAge; // a closed handle still answers it, as a closed connection did
     SessionState s = state;
     if (!s.ofClosedHandles) s.maxAgeNanos = nanos;
   }
@@ -113,7 +138,8 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
    * @return the {@code maxAge} in force for the next unit of work
    */
   public Duration getMaxAge() {
-    Duration d = maxAge;
+    Extras e = extras;
+    Duration d = e == null ? null : e.maxAge;
     return d != null ? d : Duration.ofNanos(state.maxAgeNanos);
   }
 
@@ -577,8 +603,9 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
   @Override
   public DatabaseMetaData getMetaData() throws SQLException {
     checkOpen();
-    DatabaseMetaData m = metaData;
-    if (m == null) metaData = m = new MetaDataProxy(MetaDataTarget.of(self()), self());
+    Extras e = extras();
+    DatabaseMetaData m = e.metaData;
+    if (m == null) e.metaData = m = new MetaDataProxy(MetaDataTarget.of(self()), self());
     return m;
   }
 

@@ -89,6 +89,7 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
     if (log == null) throw PgjdbcErrors.statementClosed(); // closed meanwhile by another thread
     long execute = (long) executions << 32; // a stream pgjdbc reads at execute: read for this one
     log.execute = execute;
+    log.zone = null; // setters after this execute read the default zone anew
     switch (op) {
       case QUERY:
         log.applyTo(ps);
@@ -229,17 +230,14 @@ abstract class LogicalPreparedStatement extends LogicalStatement implements Prep
   /**
    * The default time zone pgjdbc's statement converts dates and times with, at the setter: the
    * one at its first such setter since the last execute (pgjdbc caches it per statement until
-   * the execute ends), or, where pgjdbc reads the default cheaply, the one at each setter.
+   * the execute ends; kept in the parameter log, which execute clears it in), or, where pgjdbc
+   * reads the default cheaply, the one at each setter.
    */
-  private TimeZone zone;
-  private int zoneFor = -1;
-
   private Calendar calendarAtSetter() {
     if (FAST_DEFAULT_ZONE) return new GregorianCalendar(TimeZone.getDefault());
-    if (zone == null || zoneFor != executions) {
-      zone = TimeZone.getDefault();
-      zoneFor = executions;
-    }
+    ParameterLog log = params;
+    TimeZone zone = log.zone;
+    if (zone == null) log.zone = zone = TimeZone.getDefault();
     return new GregorianCalendar(zone);
   }
 

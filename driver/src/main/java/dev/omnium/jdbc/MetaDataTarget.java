@@ -64,6 +64,7 @@ final class MetaDataTarget implements InvocationHandler {
    * given; else (a data source's connection) its configuration's, made once per configuration.
    */
   private String url() {
-    return connection.url != null ? connection.url : connection.router().config.maskedUrl();
+    String url = connection.url();
+    return url != null ? url : connection.router().config.maskedUrl();
   }
 }

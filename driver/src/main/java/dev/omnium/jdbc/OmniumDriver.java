@@ -71,7 +71,7 @@ public final class OmniumDriver implements Driver {
       return new org.postgresql.Driver().connect(config.primaryUrl(), p);
     }
     OmniumConnection c = RouterRegistry.connect(config);
-    c.url = Secrets.maskUrl(url);
+    c.url(Secrets.maskUrl(url));
     return c;
   }
 

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.Calendar;
 import java.util.Date;
 import java.util.Objects;
+import java.util.TimeZone;
 
 /**
  * The parameters of a logical prepared or callable statement, recorded so that they can be
@@ -78,6 +79,11 @@ abstract class ParameterLogBase {
    */
   long execute;
   /**
+   * The default time zone of this execute's date and time setters, read at the first of them
+   * (see {@code LogicalPreparedStatement#calendarAtSetter}); null after each execute.
+   */
+  TimeZone zone;
+  /**
    * The parameter count of {@link #countedFor}, the SQL of the statement that last checked an
    * index here. Kept when the log is recycled: the next statement of a connection is most often
    * the same SQL again, and then costs no look-up (kept here, not in the statement, so a
@@ -135,6 +141,7 @@ abstract class ParameterLogBase {
     outCount = 0;
     valueHigh = 0;
     outHigh = 0;
+    zone = null;
     return true;
   }
 

@@ -292,9 +292,9 @@ class ConnectionStateReuseTest {
     long before = threads.getThreadAllocatedBytes(self);
     for (int i = 0; i < cycles; i++) spring(ds);
     long perCycle = (threads.getThreadAllocatedBytes(self) - before) / cycles;
-    // the handle is 24 B; a state of its own (SessionState, ReadBindings, ConnectionWrites,
-    // the statement list) would be over 200 B more
-    assertTrue(perCycle <= 64, perCycle + " B per getConnection() and close()");
+    // the handle is 24 B (one more field would make it 32); a state of its own (SessionState,
+    // ReadBindings, ConnectionWrites, the statement list) would be over 200 B more
+    assertTrue(perCycle < 32, perCycle + " B per getConnection() and close()");
   }
 
   /** What Spring does around a read-only transaction, without a statement (no session). */
