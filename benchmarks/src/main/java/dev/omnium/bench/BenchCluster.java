@@ -46,7 +46,7 @@ public final class BenchCluster implements AutoCloseable {
       st.execute("CREATE TABLE bench_write (id bigserial PRIMARY KEY, v int NOT NULL, at timestamptz NOT NULL DEFAULT now())");
       // a function the driver cannot classify from a statement's text (RoundTrips: checked at return)
       st.execute("CREATE FUNCTION bench_plain(x bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT x + 1'");
-      // OmniumDataSource's own role (see dataSourceUser): the same rights as the sandbox's user
+      // OmniumDataSource's own role (see DATA_SOURCE_USER): the same rights as the sandbox's user
       st.execute("CREATE ROLE " + DATA_SOURCE_USER + " LOGIN SUPERUSER");
       st.execute("VACUUM ANALYZE bench_read");
       st.execute("VACUUM ANALYZE bench_write");

@@ -46,8 +46,8 @@ final class ReplicaSessions extends DelegatingDataSource {
   /** The session's server and what serves it, set before the pool hands it to another thread. */
   private ReplicaSession session(Connection c) throws SQLException {
     LagWatcher w = watcher;
-    if (servers != null) {
-      try {
+    try {
+      if (servers != null) {
         ServerKey k = ServerKey.read(c);
         w = servers.watcherFor(k);
         if (w == null) {
@@ -55,31 +55,26 @@ final class ReplicaSessions extends DelegatingDataSource {
               + " than " + ServerWatchers.MAX_SERVERS + " servers; a session on " + k
               + " is not used", "08004");
         }
-      } catch (SQLException | RuntimeException e) {
-        try {
-          c.close();
-        } catch (SQLException | RuntimeException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        throw e;
       }
+      // A promotion empties the pool, but a session whose opening was under way then (a fill, a
+      // borrow's add) would stay idle on the primary until its idle timeout: refused here.
+      boolean reported = RoleSignal.reportsPrimary(c);
+      if (reported || w.state() == LagWatcher.State.NOT_IN_RECOVERY) {
+        if (reported) w.noticePromoted();
+        throw new SQLException("omnium: replica session on " + w.name() + " not kept: the"
+            + " server is a primary now", "08004");
+      }
+    } catch (SQLException | RuntimeException e) {
+      try {
+        c.close();
+      } catch (SQLException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
     }
     LagWatcher server = w;
     ReplicaSession s = new ReplicaSession(c, () -> server.state() == LagWatcher.State.OK
         && server.effectiveLagNanos(System.nanoTime()) != Long.MAX_VALUE);
-    // A promotion empties the pool, but a session whose opening was under way then (a fill, a
-    // borrow's add) would stay idle on the primary until its idle timeout: refused here instead.
-    boolean reported = s.reportsPrimary();
-    if (reported || server.state() == LagWatcher.State.NOT_IN_RECOVERY) {
-      if (reported) server.noticePromoted();
-      try {
-        c.close();
-      } catch (SQLException | RuntimeException ignored) {
-        // not used either way
-      }
-      throw new SQLException("omnium: replica session on " + server.name() + " not kept: the"
-          + " server is a primary now", "08004");
-    }
     s.server = server;
     s.perTransaction = perTransaction.get();
     return s;
