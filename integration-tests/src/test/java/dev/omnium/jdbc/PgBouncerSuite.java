@@ -319,6 +319,36 @@ abstract class PgBouncerSuite {
     }
   }
 
+  /**
+   * The settings ride with a transaction's first statement and take no snapshot (a one-statement
+   * {@code SELECT set_config(...)} would: it also measured slower than the {@code SET LOCAL}s): a
+   * repeatable-read transaction that locks first sees what committed between its lock and its
+   * first query, as with pgjdbc, and {@code SET TRANSACTION} may still follow a {@code SET LOCAL}.
+   */
+  @Test
+  void theSettingsTakeNoSnapshotBeforeTheTransactionsOwnFirstQuery() throws Exception {
+    try (Connection c = open(app())) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+        st.execute("LOCK TABLE bounced IN ACCESS SHARE MODE");
+        sandbox().execOnPrimary("INSERT INTO bounced VALUES (101, 'after the lock')");
+        assertEquals("after the lock", one(c, "SELECT v FROM bounced WHERE id = 101"),
+            "the snapshot is the first query's, taken after the other commit");
+        assertEquals("3s", one(c, "SELECT current_setting('statement_timeout')"));
+        c.commit();
+        st.execute("SET LOCAL work_mem = '8MB'");
+        st.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+        assertEquals("serializable 3s 8MB", one(c, "SELECT current_setting('transaction_isolation')"
+            + " || ' ' || current_setting('statement_timeout') || ' '"
+            + " || current_setting('work_mem')"));
+        c.commit();
+      } finally {
+        sandbox().execOnPrimary("DELETE FROM bounced WHERE id = 101");
+      }
+    }
+  }
+
   static String sqlState(Connection c, String sql) {
     return assertThrows(SQLException.class, () -> {
       try (Statement st = c.createStatement()) {
