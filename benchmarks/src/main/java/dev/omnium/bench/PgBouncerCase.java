@@ -33,6 +33,9 @@ import javax.sql.DataSource;
  *   <li>read-only transactions (case 1's work) interleaved in paired rounds, one thread, each
  *       contender's block against the limit's block of the same round, as {@link Interleaved}:
  *       the median of the per-round ratios with a bootstrap 95% interval.</li>
+ *   <li>in the same rounds, (a′): plain pgjdbc sending what omnium's read route sends each
+ *       transaction behind a pooler, its two {@code SET LOCAL}s with the query: what the promised
+ *       timeouts cost the server and the bouncer alone, apart from omnium's own code.</li>
  * </ul>
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.PgBouncerCase [--modes transaction,session]
@@ -45,7 +48,9 @@ public final class PgBouncerCase {
   enum Who {
     PLAIN("(a) HikariCP → PgBouncer, plain pgjdbc (the limit)"),
     OMNIUM_DRIVER("(b) omnium driver under HikariCP → PgBouncer"),
-    OMNIUM_DATASOURCE("(c) OmniumDataSource → PgBouncer");
+    OMNIUM_DATASOURCE("(c) OmniumDataSource → PgBouncer"),
+    /** Timed only: not a driver of its own, so its round trips are (a)'s plus none. */
+    PLAIN_SETTINGS("(a′) plain pgjdbc, with the SET LOCALs omnium's read route sends");
 
     final String label;
 
@@ -54,7 +59,17 @@ public final class PgBouncerCase {
     }
   }
 
-  private static final Who[] ORDER = Who.values();
+  /** Counted and timed. */
+  private static final Who[] ORDER = {Who.PLAIN, Who.OMNIUM_DRIVER, Who.OMNIUM_DATASOURCE};
+  /** Timed. */
+  private static final Who[] TIMED = Who.values();
+  /**
+   * What omnium's read route sends ahead of a transaction's first statement behind a pooler, with
+   * the contenders' URL (the defaults {@code replicaStatementTimeout=5s},
+   * {@code idleInTransactionTimeout=60s}); pgjdbc's {@code BEGIN READ ONLY} covers read-only.
+   */
+  static final String READ_ROUTE_SETTINGS = "SET LOCAL statement_timeout = '5000';"
+      + " SET LOCAL idle_in_transaction_session_timeout = '60000'; ";
   /** What the bouncers are told beyond their defaults: nothing; and what every URL adds. */
   static final String PGJDBC = "prepareThreshold=0";
 
@@ -101,7 +116,10 @@ public final class PgBouncerCase {
         .append(" transactions per contender after ").append(warmRounds)
         .append(" warm-up rounds; the ratio is the median of the per-round ratios to (a), with its bootstrap")
         .append(" 95% interval. Target: a read-only transaction costs at most 1.1× (a)'s, at (a)'s round")
-        .append(" trips.\n\n");
+        .append(" trips. (a′), timed in the same rounds, is plain pgjdbc sending what omnium's read route")
+        .append(" sends with each transaction's first statement behind a pooler, `")
+        .append(READ_ROUTE_SETTINGS.trim()).append("` (`BEGIN READ ONLY` is pgjdbc's own): what the")
+        .append(" promised timeouts cost the bouncer and the server, apart from omnium's code.\n\n");
     for (PgBouncer.Mode mode : modes) {
       md.append(run(mode, tx, rounds, block, warmRounds, problems, slower));
     }
@@ -166,15 +184,32 @@ public final class PgBouncerCase {
       }
       md.append('\n');
       Map<Who, DataSource> sources = open(cluster, primary.hostPort(), replica.hostPort(), "");
+      Properties plain = new Properties();
+      plain.setProperty("prepareThreshold", "0");
+      HikariDataSource withSettings = Contender.pool("bench-plain-settings",
+          "jdbc:postgresql://" + replica.hostPort() + "/" + cluster.database(), null, plain, true, cluster);
+      sources.put(Who.PLAIN_SETTINGS, withSettings);
       try {
-        for (DataSource ds : sources.values()) warm(ds);
+        for (DataSource ds : sources.values()) {
+          if (ds == withSettings) { // its pool reaches the replica: reads only
+            Workloads.warm(ds, Contender.POOL_SIZE, Workloads.WARM_ROUNDS);
+          } else {
+            warm(ds);
+          }
+        }
         int[] ids = Workloads.ids(9, 1 << 16); // the same rows for every contender
-        Map<Who, Interleaved.Series> series = Interleaved.interleave(ORDER, sources, rounds, warmRounds, 1, block,
-            (ds, i) -> Workloads.readTx(ds, ids[i & (ids.length - 1)]));
+        Map<Who, Interleaved.Series> series = Interleaved.interleave(TIMED, sources, rounds, warmRounds, 1, block,
+            (ds, i) -> {
+              if (ds == withSettings) {
+                Workloads.readTxAfter(ds, ids[i & (ids.length - 1)], READ_ROUTE_SETTINGS);
+              } else {
+                Workloads.readTx(ds, ids[i & (ids.length - 1)]);
+              }
+            });
         double[] limit = series.get(Who.PLAIN).micros;
         md.append("| contender | µs / read-only tx (median block) | × (a), median of paired rounds | 95% CI |\n")
             .append("|---|---:|---:|---|\n");
-        for (Who w : ORDER) {
+        for (Who w : TIMED) {
           double[] mine = series.get(w).micros;
           double[] ratio = new double[mine.length];
           for (int i = 0; i < ratio.length; i++) ratio[i] = mine[i] / limit[i];
@@ -184,7 +219,7 @@ public final class PgBouncerCase {
               .append(w == Who.PLAIN ? "1" : String.format(Locale.ROOT, "%.3f", med)).append(" | ")
               .append(w == Who.PLAIN ? "–" : String.format(Locale.ROOT, "%.3f–%.3f", ci[0], ci[1]))
               .append(" |\n");
-          if (w != Who.PLAIN && med > 1.1) {
+          if (w != Who.PLAIN && w != Who.PLAIN_SETTINGS && med > 1.1) {
             slower.add(mode.value() + ": " + w.label + " costs " + String.format(Locale.ROOT, "%.3f", med)
                 + "× the limit per read-only transaction (target ≤ 1.1×)");
           }

@@ -54,6 +54,32 @@ public final class Workloads {
     }
   }
 
+  /**
+   * Case 1 with {@code settings} (statements without results) sent ahead of the query in its
+   * execute, as a driver that carries settings per transaction sends them: no round trip more.
+   */
+  public static long readTxAfter(DataSource ds, int id, String settings) throws SQLException {
+    int skip = settings.split(";", -1).length - 1;
+    try (Connection c = ds.getConnection()) {
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      long v;
+      try (PreparedStatement ps = c.prepareStatement(settings + BenchCluster.READ_SQL)) {
+        ps.setInt(1, id);
+        ps.execute();
+        for (int i = 0; i < skip; i++) ps.getMoreResults();
+        try (ResultSet rs = ps.getResultSet()) {
+          if (rs == null || !rs.next()) throw new SQLException("bench_read row " + id + " is missing");
+          v = rs.getLong(1) + rs.getString(2).length();
+        }
+      }
+      c.commit();
+      c.setAutoCommit(true);
+      c.setReadOnly(false);
+      return v;
+    }
+  }
+
   /** Case 1's shape, the query calling a function of the application's: {@code bench_plain}. */
   public static final String CALLING_SQL = "SELECT bench_plain(v), payload FROM bench_read WHERE id = ?";
 
