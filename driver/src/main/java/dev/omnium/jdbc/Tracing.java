@@ -57,14 +57,20 @@ final class Tracing {
 
   private static final MethodHandle CURRENT;      // () Object
   private static final MethodHandle IS_RECORDING; // (Object) boolean
-  private static final MethodHandle SET_STRING;   // (Object, String, String) void
-  private static final MethodHandle SET_LONG;     // (Object, String, long) void
+  /** {@code setAttribute(AttributeKey, Object)}: keys made once, not one per call and name. */
+  private static final MethodHandle SET;          // (Object, Object, Object) void
   private static final MethodHandle ADD_EVENT;    // (Object, String, Object) void
   private static final MethodHandle ATTRIBUTES;   // (Object x 6) Object: three keys and values
   private static final Object KEY_REASON;
   private static final Object KEY_SQLSTATE;
   private static final Object KEY_FROM;
   private static final Object KEY_NAMESPACE;
+  private static final Object KEY_SYSTEM_NAME;
+  private static final Object KEY_SYSTEM;
+  private static final Object KEY_NAME;
+  private static final Object KEY_ADDRESS;
+  private static final Object KEY_PORT;
+  private static final Object KEY_ROUTE;
   private static final Class<?> KEY_TYPE;
   private static final Object CLIENT;
   private static final MethodHandle DEPTH;        // () Object: CallDepth.forClass(Statement.class)
@@ -75,9 +81,11 @@ final class Tracing {
 
   static {
     for (Route r : Route.values()) ROUTES[r.ordinal()] = r.name().toLowerCase(Locale.ROOT);
-    MethodHandle current = null, recording = null, setString = null, setLong = null,
+    MethodHandle current = null, recording = null, set = null,
         addEvent = null, attributes = null, depth = null, inc = null, dec = null;
     Object reason = null, sqlState = null, from = null, namespace = null, client = null;
+    Object systemName = null, system = null, name = null, address = null, port = null,
+        omniumRoute = null;
     Class<?> keyType = null;
     String source = "none";
     if (!"off".equalsIgnoreCase(System.getProperty(SWITCH))) {
@@ -96,12 +104,8 @@ final class Tracing {
               .asType(methodType(Object.class));
           recording = l.findVirtual(span, "isRecording", methodType(boolean.class))
               .asType(methodType(boolean.class, Object.class));
-          setString = l.findVirtual(span, "setAttribute",
-                  methodType(span, String.class, String.class))
-              .asType(methodType(void.class, Object.class, String.class, String.class));
-          setLong = l.findVirtual(span, "setAttribute",
-                  methodType(span, String.class, long.class))
-              .asType(methodType(void.class, Object.class, String.class, long.class));
+          set = l.findVirtual(span, "setAttribute", methodType(span, key, Object.class))
+              .asType(methodType(void.class, Object.class, Object.class, Object.class));
           addEvent = l.findVirtual(span, "addEvent", methodType(span, String.class, attrs))
               .asType(methodType(void.class, Object.class, String.class, Object.class));
           attributes = l.findStatic(attrs, "of",
@@ -114,6 +118,12 @@ final class Tracing {
           sqlState = stringKey.invoke("omnium.retry.sqlstate");
           from = stringKey.invoke("omnium.retry.from");
           namespace = stringKey.invoke("db.namespace");
+          systemName = stringKey.invoke("db.system.name");
+          system = stringKey.invoke("db.system");
+          name = stringKey.invoke("db.name");
+          address = stringKey.invoke("server.address");
+          port = l.findStatic(key, "longKey", methodType(key, String.class)).invoke("server.port");
+          omniumRoute = stringKey.invoke("omnium.route");
           keyType = key;
           client = kind.getField("CLIENT").get(null);
           source = agent ? "agent" : "application";
@@ -147,14 +157,19 @@ final class Tracing {
     SOURCE = source;
     CURRENT = current;
     IS_RECORDING = recording;
-    SET_STRING = setString;
-    SET_LONG = setLong;
+    SET = set;
     ADD_EVENT = addEvent;
     ATTRIBUTES = attributes;
     KEY_REASON = reason;
     KEY_SQLSTATE = sqlState;
     KEY_FROM = from;
     KEY_NAMESPACE = namespace;
+    KEY_SYSTEM_NAME = systemName;
+    KEY_SYSTEM = system;
+    KEY_NAME = name;
+    KEY_ADDRESS = address;
+    KEY_PORT = port;
+    KEY_ROUTE = omniumRoute;
     KEY_TYPE = keyType;
     CLIENT = client;
     DEPTH = depth;
@@ -186,22 +201,22 @@ final class Tracing {
         host = pg.getQueryExecutor().getHostSpec();
         database = pg.getQueryExecutor().getDatabase();
       }
-      SET_STRING.invokeExact(span, "db.system.name", "postgresql");
-      SET_STRING.invokeExact(span, "db.system", "postgresql");
+      SET.invokeExact(span, KEY_SYSTEM_NAME, (Object) "postgresql");
+      SET.invokeExact(span, KEY_SYSTEM, (Object) "postgresql");
       if (database != null) {
         // the agent's own namespace, when it has one for this database ("db|schema" in newer
         // versions, from pgjdbc's URL), stays: it is what plain pgjdbc's spans say
         SpanShape sh = shape;
         if (!names(sh.type == span.getClass() ? sh.namespace(span) : null, database)) {
-          SET_STRING.invokeExact(span, "db.namespace", database);
+          SET.invokeExact(span, KEY_NAMESPACE, (Object) database);
         }
-        SET_STRING.invokeExact(span, "db.name", database);
+        SET.invokeExact(span, KEY_NAME, (Object) database);
       }
       if (host != null) {
-        SET_STRING.invokeExact(span, "server.address", host.getHost());
-        SET_LONG.invokeExact(span, "server.port", (long) host.getPort());
+        SET.invokeExact(span, KEY_ADDRESS, (Object) host.getHost());
+        SET.invokeExact(span, KEY_PORT, (Object) port(host.getPort()));
       }
-      if (route != null) SET_STRING.invokeExact(span, "omnium.route", ROUTES[route.ordinal()]);
+      if (route != null) SET.invokeExact(span, KEY_ROUTE, (Object) ROUTES[route.ordinal()]);
     } catch (Throwable t) {
       failed(t);
     }
@@ -236,6 +251,21 @@ final class Tracing {
       s = s + "@" + h.getHost() + ":" + h.getPort();
     }
     return s;
+  }
+
+  /** Ports boxed once each (a span keeps the object): a few servers, direct-mapped. */
+  private static final Long[] PORTS = new Long[16];
+
+  /** {@code port} as a {@code Long} from {@link #PORTS}; a race only boxes once more. */
+  static Long port(int port) {
+    Long[] ports = PORTS;
+    int i = port & (ports.length - 1);
+    Long boxed = ports[i];
+    if (boxed == null || boxed != port) {
+      boxed = (long) port;
+      ports[i] = boxed;
+    }
+    return boxed;
   }
 
   /** Whether {@code namespace} is {@code database}, or {@code database|schema}. */

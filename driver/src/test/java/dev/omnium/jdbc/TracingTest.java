@@ -3,6 +3,7 @@ package dev.omnium.jdbc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,17 @@ import org.junit.jupiter.api.Test;
  * every entry is a no-op; what it does with the agent is proven by otel-tests' forked JVMs.
  */
 class TracingTest {
+  @Test
+  void aServersPortIsBoxedOnceForTheSpansThatNameIt() {
+    Long port = Tracing.port(5432);
+    assertEquals(5432L, port);
+    assertSame(port, Tracing.port(5432), "the same object: nothing allocated per statement");
+    // 5448 shares 5432's slot: the right value, boxed again
+    assertEquals(5448L, Tracing.port(5448));
+    assertEquals(5432L, Tracing.port(5432));
+    assertEquals(65535L, Tracing.port(65535));
+  }
+
   @Test
   void withoutOpenTelemetryNothingIsFoundAndNothingHappens() {
     assertThrows(ClassNotFoundException.class,
