@@ -70,6 +70,9 @@ public final class PgBouncerCase {
    */
   static final String READ_ROUTE_SETTINGS = "SET LOCAL statement_timeout = '5000';"
       + " SET LOCAL idle_in_transaction_session_timeout = '60000'; ";
+  /** (a′)'s statement: one string object, as omnium reuses one for the same settings and SQL. */
+  private static final String READ_WITH_SETTINGS = READ_ROUTE_SETTINGS + BenchCluster.READ_SQL;
+  private static final int READ_ROUTE_SETTING_COUNT = 2;
   /** What the bouncers are told beyond their defaults: nothing; and what every URL adds. */
   static final String PGJDBC = "prepareThreshold=0";
 
@@ -184,10 +187,7 @@ public final class PgBouncerCase {
       }
       md.append('\n');
       Map<Who, DataSource> sources = open(cluster, primary.hostPort(), replica.hostPort(), "");
-      Properties plain = new Properties();
-      plain.setProperty("prepareThreshold", "0");
-      HikariDataSource withSettings = Contender.pool("bench-plain-settings",
-          "jdbc:postgresql://" + replica.hostPort() + "/" + cluster.database(), null, plain, true, cluster);
+      HikariDataSource withSettings = plainPool("bench-plain-settings", replica.hostPort(), cluster);
       sources.put(Who.PLAIN_SETTINGS, withSettings);
       try {
         for (DataSource ds : sources.values()) {
@@ -201,7 +201,8 @@ public final class PgBouncerCase {
         Map<Who, Interleaved.Series> series = Interleaved.interleave(TIMED, sources, rounds, warmRounds, 1, block,
             (ds, i) -> {
               if (ds == withSettings) {
-                Workloads.readTxAfter(ds, ids[i & (ids.length - 1)], READ_ROUTE_SETTINGS);
+                Workloads.readTxAfter(ds, ids[i & (ids.length - 1)], READ_WITH_SETTINGS,
+                    READ_ROUTE_SETTING_COUNT);
               } else {
                 Workloads.readTx(ds, ids[i & (ids.length - 1)]);
               }
@@ -239,14 +240,9 @@ public final class PgBouncerCase {
       throws Exception {
     String db = c.database();
     Map<Who, DataSource> m = new LinkedHashMap<>();
-    Properties plain = new Properties();
-    plain.setProperty("prepareThreshold", "0");
-    plain.setProperty("ApplicationName", "bench-plain");
     // reads on the replica's bouncer, writes on the primary's: a pool each, as an application has
-    m.put(Who.PLAIN, new PlainPools(
-        Contender.pool("bench-plain-read" + suffix, "jdbc:postgresql://" + replica + "/" + db, null, plain, true, c),
-        Contender.pool("bench-plain-write" + suffix, "jdbc:postgresql://" + primary + "/" + db, null, plain, true,
-            c)));
+    m.put(Who.PLAIN, new PlainPools(plainPool("bench-plain-read" + suffix, replica, c),
+        plainPool("bench-plain-write" + suffix, primary, c)));
     String url = Contender.omniumUrl(primary, replica, db) + "&" + PGJDBC;
     m.put(Who.OMNIUM_DRIVER, Contender.pool("bench-omnium" + suffix, url,
         OmniumDriver.class.getName(), new Properties(), true, c));
@@ -258,6 +254,14 @@ public final class PgBouncerCase {
       Workloads.awaitReadsOn(e.getValue(), "replica", Duration.ofSeconds(60), e.getKey().label);
     }
     return m;
+  }
+
+  /** Plain pgjdbc through the bouncer at {@code hostPort}, with {@link #PGJDBC} only. */
+  private static HikariDataSource plainPool(String name, String hostPort, BenchCluster c) {
+    Properties plain = new Properties();
+    plain.setProperty("prepareThreshold", "0");
+    plain.setProperty("ApplicationName", "bench-plain");
+    return Contender.pool(name, "jdbc:postgresql://" + hostPort + "/" + c.database(), null, plain, true, c);
   }
 
   private static void warm(DataSource ds) throws Exception {

@@ -55,19 +55,19 @@ public final class Workloads {
   }
 
   /**
-   * Case 1 with {@code settings} (statements without results) sent ahead of the query in its
-   * execute, as a driver that carries settings per transaction sends them: no round trip more.
+   * Case 1 with settings sent ahead of the query in its execute, as a driver that carries settings
+   * per transaction sends them (no round trip more): {@code sql} is the settings and then
+   * {@link BenchCluster#READ_SQL}, made once; {@code settings} results without rows come first.
    */
-  public static long readTxAfter(DataSource ds, int id, String settings) throws SQLException {
-    int skip = settings.split(";", -1).length - 1;
+  public static long readTxAfter(DataSource ds, int id, String sql, int settings) throws SQLException {
     try (Connection c = ds.getConnection()) {
       c.setReadOnly(true);
       c.setAutoCommit(false);
       long v;
-      try (PreparedStatement ps = c.prepareStatement(settings + BenchCluster.READ_SQL)) {
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setInt(1, id);
         ps.execute();
-        for (int i = 0; i < skip; i++) ps.getMoreResults();
+        for (int i = 0; i < settings; i++) ps.getMoreResults();
         try (ResultSet rs = ps.getResultSet()) {
           if (rs == null || !rs.next()) throw new SQLException("bench_read row " + id + " is missing");
           v = rs.getLong(1) + rs.getString(2).length();
