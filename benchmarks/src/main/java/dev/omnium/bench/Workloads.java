@@ -32,26 +32,7 @@ public final class Workloads {
    * reset (auto-commit, then read-only, as {@code DataSourceTransactionManager} does), return.
    */
   public static long readTx(DataSource ds, int id) throws SQLException {
-    return readTx(ds, id, BenchCluster.READ_SQL);
-  }
-
-  private static long readTx(DataSource ds, int id, String sql) throws SQLException {
-    try (Connection c = ds.getConnection()) {
-      c.setReadOnly(true);
-      c.setAutoCommit(false);
-      long v;
-      try (PreparedStatement ps = c.prepareStatement(sql)) {
-        ps.setInt(1, id);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) throw new SQLException("bench_read row " + id + " is missing");
-          v = rs.getLong(1) + rs.getString(2).length();
-        }
-      }
-      c.commit();
-      c.setAutoCommit(true);
-      c.setReadOnly(false);
-      return v;
-    }
+    return readTx(ds, id, BenchCluster.READ_SQL, 0);
   }
 
   /**
@@ -60,15 +41,22 @@ public final class Workloads {
    * {@link BenchCluster#READ_SQL}, made once; {@code settings} results without rows come first.
    */
   public static long readTxAfter(DataSource ds, int id, String sql, int settings) throws SQLException {
+    return readTx(ds, id, sql, settings);
+  }
+
+  /** With no settings ahead, the query runs through {@code executeQuery}, as an application's. */
+  private static long readTx(DataSource ds, int id, String sql, int settings) throws SQLException {
     try (Connection c = ds.getConnection()) {
       c.setReadOnly(true);
       c.setAutoCommit(false);
       long v;
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setInt(1, id);
-        ps.execute();
-        for (int i = 0; i < settings; i++) ps.getMoreResults();
-        try (ResultSet rs = ps.getResultSet()) {
+        if (settings > 0) {
+          ps.execute();
+          for (int i = 0; i < settings; i++) ps.getMoreResults();
+        }
+        try (ResultSet rs = settings > 0 ? ps.getResultSet() : ps.executeQuery()) {
           if (rs == null || !rs.next()) throw new SQLException("bench_read row " + id + " is missing");
           v = rs.getLong(1) + rs.getString(2).length();
         }
@@ -85,7 +73,7 @@ public final class Workloads {
 
   /** Case 1 with {@link #CALLING_SQL}: the driver cannot tell from the text what the call leaves. */
   public static long readTxCalling(DataSource ds, int id) throws SQLException {
-    return readTx(ds, id, CALLING_SQL);
+    return readTx(ds, id, CALLING_SQL, 0);
   }
 
   /** Case 2: borrow, {@code setAutoCommit(false)}, one INSERT, commit, reset, return. */
