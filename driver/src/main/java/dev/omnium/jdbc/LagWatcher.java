@@ -340,16 +340,23 @@ final class LagWatcher extends IntervalSession {
     probe();
     // The look for other servers comes after the probe, and only when the server just answered:
     // a login through a frozen address waits out its socket timeout, which must never delay the
-    // probe that finds the freeze (and aborts the reads stuck on it).
-    if (first && --roundsToDiscovery <= 0 && state != State.UNREACHABLE) discover(s);
+    // probe that finds the freeze (and aborts the reads stuck on it). Only rounds in which a read
+    // found no fresh server here count: while one is fresh, or nobody reads, there is nothing a
+    // look could find for anyone (the pool's own sessions still make the servers they reach
+    // known), and an idle fleet makes no logins for it.
+    if (first && s.takeNoneWasFresh() && --roundsToDiscovery <= 0
+        && state != State.UNREACHABLE) {
+      discover(s);
+    }
     evaluateAlert();
   }
 
   /**
    * One session through the address, closed at once, to see which server it reaches: a server
    * no read has reached yet (the reads go elsewhere while the one server known is stale) is
-   * found this way. The gap doubles up to {@link #MAX_DISCOVERY_GAP} rounds, and starts again
-   * from one round when a server is found.
+   * found this way. The gap, counted in rounds in which a read found no fresh server here,
+   * doubles up to {@link #MAX_DISCOVERY_GAP} rounds, and starts again from one round when a
+   * server is found.
    */
   private void discover(ServerWatchers s) {
     discoveryGap = Math.min(MAX_DISCOVERY_GAP, discoveryGap * 2);

@@ -44,6 +44,11 @@ final class ServerWatchers {
   private volatile LagWatcher[] all;
   private boolean closed;
   private boolean warnedFull;
+  /**
+   * A read found no server behind the address fresh since the last round of the first watcher:
+   * only then can a look find a server that matters (see {@link LagWatcher}'s look).
+   */
+  private volatile boolean noneFresh;
 
   /**
    * @param newWatcher a watcher (not started) for another server, named after it
@@ -104,6 +109,21 @@ final class ServerWatchers {
         firstKey);
     w.start();
     return w;
+  }
+
+  /**
+   * A read wanted a fresh server here and found none (it went to another replica or the
+   * fallback). Written only when not yet set: reads on that path do not contend for the line.
+   */
+  void noneWasFresh() {
+    if (!noneFresh) noneFresh = true;
+  }
+
+  /** Whether a read found no fresh server since the last call; clears it. */
+  boolean takeNoneWasFresh() {
+    if (!noneFresh) return false;
+    noneFresh = false;
+    return true;
   }
 
   /** How many servers are known: a pinned watcher's connect tries scale with it. */

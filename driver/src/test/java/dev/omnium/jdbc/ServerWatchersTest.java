@@ -122,4 +122,40 @@ class ServerWatchersTest {
       s.closeOthers();
     }
   }
+
+  /**
+   * The address's watcher looks for other servers only after reads found none of its servers
+   * fresh: a read that found one fresh, or no read at all, leaves nothing to look for.
+   */
+  @Test
+  void onlyAReadThatFoundNoFreshServerCallsForALook() {
+    LagWatcher first = watcher("endpoint:5001");
+    ServerWatchers s = servers(first);
+    ReplicaEndpoint e = new ReplicaEndpoint("endpoint:5001", first, null, 4, false, null, null, s);
+    long maxAge = Duration.ofSeconds(1).toNanos();
+    try {
+      s.watcherFor(key("10.0.0.1", 5432));
+      assertFalse(s.takeNoneWasFresh(), "nobody read");
+      long now = System.nanoTime();
+      first.record(now, 0.1);
+      assertTrue(e.isFresh(now, maxAge, 0));
+      assertFalse(s.takeNoneWasFresh(), "the read found the server fresh");
+      first.record(now, 5);
+      assertFalse(e.isFresh(now, maxAge, 0));
+      assertTrue(s.takeNoneWasFresh(), "the read found no fresh server");
+      assertFalse(s.takeNoneWasFresh(), "taken once per round");
+
+      // a second server, unreachable here: never fresh
+      assertNotNull(s.watcherFor(key("10.0.0.2", 5432)));
+      assertTrue(s.several());
+      first.record(now, 0.1);
+      assertTrue(e.isFresh(now, maxAge, 0), "the first server is fresh");
+      assertFalse(s.takeNoneWasFresh());
+      first.record(now, 5);
+      assertFalse(e.isFresh(now, maxAge, 0));
+      assertTrue(s.takeNoneWasFresh(), "neither is fresh");
+    } finally {
+      s.closeOthers();
+    }
+  }
 }

@@ -75,6 +75,39 @@ class FootprintIT {
   }
 
   /**
+   * A replica address may be a reader endpoint, so its watcher looks now and then for servers no
+   * read has reached; it needs to only while reads found no fresh server behind the address. A
+   * process that reads nothing makes no such login: over 140 heartbeat intervals (the looks' gap
+   * grows to at most 64) the replica runs no {@code ServerKey} query of the process's own
+   * sessions once its watcher and its warm session are open.
+   */
+  @Test
+  void anIdleProcessLooksForNoOtherServerBehindItsReplicaAddress() throws Exception {
+    String app = "nolook";
+    Duration interval = Duration.ofMillis(50);
+    try (Connection c = java.sql.DriverManager.getConnection(SANDBOX.url(app, "heartbeatInterval="
+        + interval.toMillis() + "ms"))) {
+      assertTrue(c.isValid(5), "the logical connection is open, its router started");
+      Poll.until(Duration.ofSeconds(30), "the watcher's and the warm session on the replica",
+          () -> total(own(SANDBOX.replica(), app)) >= 2);
+      logStatements(true);
+      Map<String, Integer> looks;
+      try {
+        long from = logged(SANDBOX.replica(), app);
+        Poll.pause(140 * interval.toMillis());
+        looks = logged(SANDBOX.replica(), from, Files.size(SANDBOX.replica().logFile()), app,
+            "inet_server_addr()");
+      } finally {
+        logStatements(false);
+      }
+      System.out.printf("FIGURE footprint %s (PostgreSQL %s): looks behind the replica address"
+          + " in 140 idle heartbeat intervals: %s%n", app, SANDBOX.cluster().version(), looks);
+      assertEquals(Map.of(), looks, "sessions opened through the replica address of a process"
+          + " that reads nothing (each asks which server it reached)");
+    }
+  }
+
+  /**
    * @param queriesPerInterval on the primary; the replica's is always one (its watcher)
    */
   private static void footprint(String app, String extra, int primaryMax, int replicaMax,
@@ -261,6 +294,12 @@ class FootprintIT {
    */
   static Map<String, Integer> logged(PgNode node, long offset, long end, String app)
       throws IOException {
+    return logged(node, offset, end, app, "");
+  }
+
+  /** Like {@link #logged(PgNode, long, long, String)}, statements containing {@code text}. */
+  static Map<String, Integer> logged(PgNode node, long offset, long end, String app, String text)
+      throws IOException {
     byte[] bytes;
     try (RandomAccessFile f = new RandomAccessFile(node.logFile().toFile(), "r")) {
       bytes = new byte[(int) Math.max(0, Math.min(end, f.length()) - offset)];
@@ -270,7 +309,9 @@ class FootprintIT {
     Map<String, Integer> m = new TreeMap<>();
     for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
       Matcher mt = LOGGED.matcher(line);
-      if (mt.find() && mt.group(1).startsWith(app + ":")) m.merge(mt.group(1), 1, Integer::sum);
+      if (mt.find() && mt.group(1).startsWith(app + ":") && line.contains(text)) {
+        m.merge(mt.group(1), 1, Integer::sum);
+      }
     }
     return m;
   }
