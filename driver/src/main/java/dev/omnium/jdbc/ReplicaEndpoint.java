@@ -129,12 +129,8 @@ final class ReplicaEndpoint {
   boolean isFresh(long nowNanos, long maxAgeNanos, long minLsn) {
     ServerWatchers s = servers;
     if (s == null) return fresh(watcher, nowNanos, maxAgeNanos, minLsn);
-    if (!s.several()) {
-      if (fresh(watcher, nowNanos, maxAgeNanos, minLsn)) return true;
-    } else {
-      for (LagWatcher w : s.all()) {
-        if (fresh(w, nowNanos, maxAgeNanos, minLsn)) return true;
-      }
+    for (LagWatcher w : s.all()) { // all()[0] is this address's watcher
+      if (fresh(w, nowNanos, maxAgeNanos, minLsn)) return true;
     }
     s.noneWasFresh(); // the address's watcher looks for another server only then
     return false;

@@ -16,6 +16,7 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -86,7 +87,7 @@ class FootprintIT {
   void anIdleProcessLooksForNoOtherServerBehindItsReplicaAddress() throws Exception {
     String app = "nolook";
     Duration interval = Duration.ofMillis(50);
-    try (Connection c = java.sql.DriverManager.getConnection(SANDBOX.url(app, "heartbeatInterval="
+    try (Connection c = DriverManager.getConnection(SANDBOX.url(app, "heartbeatInterval="
         + interval.toMillis() + "ms"))) {
       assertTrue(c.isValid(5), "the logical connection is open, its router started");
       Poll.until(Duration.ofSeconds(30), "the watcher's session on the replica",
