@@ -10,6 +10,13 @@ import java.util.concurrent.locks.LockSupport;
  * each replica's lag watcher and the primary's WAL sampler. The session is opened on first use,
  * dropped after any error (the next round reconnects) and when the thread ends; closing never
  * waits for a frozen server longer than {@code joinMillis}, since the socket is aborted.
+ *
+ * <p>A login the server refuses ({@link SqlStates#loginRefused}: a changed password, a dropped
+ * role, an untrusted certificate) fails the same way until someone changes the server or the
+ * credentials, so the next round waits twice as long after each refusal in a row, up to
+ * {@code 2^MAX_BACKOFF_SHIFT} intervals, and at once when the connector's credentials rotate:
+ * every process of a fleet trying a stale password every interval would flood the servers' logs,
+ * and lock the account where the authentication counts failures (LDAP, PAM).
  */
 abstract class IntervalSession implements Runnable, AutoCloseable {
   /** Null until the first round connects, and again after each drop. */
@@ -24,6 +31,13 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
   /** How long {@link #close()} waits for the thread before aborting the socket. */
   private final long joinMillis;
   private final Thread thread;
+  /** The credentials of the last login when the server refused it; null after any other outcome. */
+  private volatile Object refusedWith;
+  /** Rounds in a row whose login was refused (the thread's own). */
+  private int refusals;
+
+  /** The longest wait after refused logins: 2^6 = 64 intervals. */
+  static final int MAX_BACKOFF_SHIFT = 6;
 
   IntervalSession(PgConnector connector, Duration interval, String threadName, long joinMillis) {
     thread = new Thread(this, threadName);
@@ -94,13 +108,24 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
       early = false; // a request made before this round started is served by it
       round();
       long now = System.nanoTime();
-      if (next - started <= 0) { // the scheduled round, not an early one: schedule the next
-        next += intervalNanos;
-        if (next < now) next = now; // a slow round does not cause a burst of catch-up rounds
+      Object refused = refusedWith;
+      if (refused == null) {
+        refusals = 0;
+        if (next - started <= 0) { // the scheduled round, not an early one: schedule the next
+          next += intervalNanos;
+          if (next < now) next = now; // a slow round does not cause a burst of catch-up rounds
+        }
+      } else {
+        refusals = Math.min(refusals + 1, MAX_BACKOFF_SHIFT);
+        next = started + (intervalNanos << refusals);
       }
       while (!closed && (now = System.nanoTime()) < next) {
         long until = next;
-        if (early) {
+        if (refused != null) {
+          // no early rounds while refused; new credentials are tried at once
+          if (connector.nextCredentials() != refused) break;
+          if (until - now > intervalNanos) until = now + intervalNanos;
+        } else if (early) {
           long soon = started + earlyGapNanos;
           if (soon - now <= 0) break;
           if (soon - until < 0) until = soon;
@@ -115,7 +140,14 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
   final Connection session() throws SQLException {
     Connection c = connection;
     if (c == null) {
-      c = connect();
+      Object credentials = connector.nextCredentials();
+      try {
+        c = connect();
+      } catch (SQLException e) {
+        refusedWith = SqlStates.loginRefused(e) ? credentials : null;
+        throw e;
+      }
+      refusedWith = null;
       connection = c;
       prepare(c);
     }

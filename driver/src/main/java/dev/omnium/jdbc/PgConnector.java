@@ -191,6 +191,16 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
     return s;
   }
 
+  /**
+   * What its next login uses: the offered set while one waits to be proven here, else its own.
+   * A new object whenever the credentials rotate, so a session that waits after a refused login
+   * ({@link IntervalSession}) sees when trying again can help.
+   */
+  Object nextCredentials() {
+    Properties c = candidate;
+    return c != null ? c : props;
+  }
+
   /** The credential set this connector logs in with (its digest), for tests. */
   String credentialSet() {
     return digest;

@@ -9,6 +9,10 @@ import dev.omnium.sandbox.testkit.PgSandbox;
 import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.RouterBean;
 import dev.omnium.sandbox.testkit.Where;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -29,7 +33,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * that route fails at once with the server's SQLState and message, the same as pgjdbc's connect
  * gets, instead of after {@code poolTimeout}; only a server that does not answer costs the wait.
  * The fallback route and the DataSource mode's primary pool alike; the refusal is not kept: once
- * the server accepts again, so does the route. The last test stops the primary.
+ * the server accepts again, so does the route. Refused background logins back off. The last
+ * test stops the primary.
  */
 @ExtendWith(PgClusterLogsOnFailure.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -143,8 +148,62 @@ class RefusedRoutesIT {
     }
   }
 
+  /**
+   * The password changes on the server while a router sits idle (its connection closed, the
+   * router kept for {@code routerIdleTimeout}): its background sessions (the replica's lag
+   * watcher, the primary's WAL sampler) must log in again and are refused. Each waits twice as
+   * long after each refusal in a row (2, 4, ... up to 64 intervals), not one interval: every
+   * process of a fleet trying a stale password every interval floods the servers' logs and
+   * locks the account where the authentication counts failures (LDAP, PAM). Once the server
+   * accepts the password again, the watcher measures the replica again.
+   */
   @Test
   @Order(3)
+  void refusedBackgroundLoginsBackOff() throws Exception {
+    TrustFixtures.role(SANDBOX, "bgr", "pw-1");
+    String app = "bgrefused";
+    long interval = 100;
+    String url = SANDBOX.urlAs("bgr", null, app, "heartbeatInterval=" + interval + "ms&maxAge=2s");
+    try (Connection c = DriverManager.getConnection(url, "bgr", "pw-1")) {
+      c.setReadOnly(true);
+      Poll.until(Duration.ofSeconds(20), "a read on the replica",
+          () -> Where.of(c).inRecovery());
+    }
+    Path primaryLog = SANDBOX.primary().logFile();
+    Path replicaLog = SANDBOX.replica().logFile();
+    long primaryFrom = Files.size(primaryLog);
+    long replicaFrom = Files.size(replicaLog);
+    changePasswordOnServer("bgr", "pw-2");
+    long window = 60 * interval;
+    Poll.pause(window);
+    int refused = refusedLogins(primaryLog, primaryFrom, "bgr")
+        + refusedLogins(replicaLog, replicaFrom, "bgr");
+    FIGURES.put("refusedBackgroundLoginsIn60Intervals", refused);
+    // two sessions refused every interval make about 120 in 60 intervals; backing off, each
+    // tries at 0, 2, 6, 14, 30 and 62 intervals: 10 in all, with room for the pools' refills
+    assertTrue(refused >= 2, "the background sessions logged in again and were refused: "
+        + refused + " refusals logged");
+    assertTrue(refused <= 30, refused + " refused logins of the background sessions in "
+        + window + " ms (interval " + interval + " ms): they must back off");
+    SANDBOX.execOnPrimary("ALTER ROLE bgr PASSWORD 'pw-1'");
+    SANDBOX.awaitCaughtUp();
+    Poll.until(Duration.ofSeconds(20), "the watcher to measure the replica again",
+        () -> "OK".equals(replicaState(app)));
+  }
+
+  /** Logins the server refused for {@code role}'s password since {@code from} in its log. */
+  static int refusedLogins(Path log, long from, String role) throws IOException {
+    String needle = "password authentication failed for user \"" + role + "\"";
+    byte[] all = Files.readAllBytes(log);
+    String text = new String(all, (int) Math.min(from, all.length), all.length
+        - (int) Math.min(from, all.length), StandardCharsets.UTF_8);
+    int n = 0;
+    for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) n++;
+    return n;
+  }
+
+  @Test
+  @Order(4)
   void aServerThatIsDownStillCostsPoolTimeout() throws Exception {
     String app = "downfall";
     OmniumDataSource ds = new OmniumDataSource(SANDBOX.primaryUrl(app, KEYS.replace(
