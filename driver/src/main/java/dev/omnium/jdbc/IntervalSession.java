@@ -14,9 +14,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A login the server refuses ({@link SqlStates#loginRefused}: a changed password, a dropped
  * role, an untrusted certificate) fails the same way until someone changes the server or the
  * credentials, so the next round waits twice as long after each refusal in a row, up to
- * {@code 2^MAX_BACKOFF_SHIFT} intervals, and at once when the connector's credentials rotate:
- * every process of a fleet trying a stale password every interval would flood the servers' logs,
- * and lock the account where the authentication counts failures (LDAP, PAM).
+ * {@code 2^MAX_BACKOFF_SHIFT} intervals, and comes within an interval once the connector's
+ * credentials rotate: every process of a fleet trying a stale password every interval would
+ * flood the servers' logs, and lock the account where the authentication counts failures (LDAP,
+ * PAM).
  */
 abstract class IntervalSession implements Runnable, AutoCloseable {
   /** Null until the first round connects, and again after each drop. */
@@ -33,7 +34,7 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
   private final Thread thread;
   /** The credentials of the last login when the server refused it; null after any other outcome. */
   private volatile Object refusedWith;
-  /** Rounds in a row whose login was refused (the thread's own). */
+  /** Rounds in a row whose login was refused, at most MAX_BACKOFF_SHIFT (the thread's own). */
   private int refusals;
 
   /** The longest wait after refused logins: 2^6 = 64 intervals. */
