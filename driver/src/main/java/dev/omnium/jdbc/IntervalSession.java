@@ -123,7 +123,7 @@ abstract class IntervalSession implements Runnable, AutoCloseable {
       while (!closed && (now = System.nanoTime()) < next) {
         long until = next;
         if (refused != null) {
-          // no early rounds while refused; new credentials are tried at once
+          // no early rounds while refused; new credentials are tried at the next wake-up
           if (connector.nextCredentials() != refused) break;
           if (until - now > intervalNanos) until = now + intervalNanos;
         } else if (early) {

@@ -85,8 +85,7 @@ class IntervalSessionTest {
     final String sqlState;
 
     Failing(Duration interval, String sqlState) {
-      super(new PgConnector("jdbc:postgresql://127.0.0.1:1/x", new Properties(), "test"),
-          interval, "test-failing", 500);
+      super(NEVER, interval, "test-failing", 500); // connect() below never reaches it
       this.sqlState = sqlState;
     }
 
