@@ -43,19 +43,32 @@ public final class OmniumConnection extends LogicalConnectionBase {
   // A handle: a new getConnection() allocates this field and the base's two; the rest is state.
   /** Set once (CAS), by the close or abort that then gives back the sessions. */
   private volatile boolean closed;
+  /** Its state's pooled connection ({@link SessionState#pooled()}): open while a handle is. */
+  private final boolean view;
 
   /** Driver mode: a logical connection with a state of its own, never lent again. */
   OmniumConnection(Router router, PrimarySource primarySource, long maxAgeNanos,
                    boolean fallbackOnly) {
-    this(new SessionState(router, primarySource, null));
+    this(new SessionState(router, primarySource, null), false);
     state.maxAgeNanos = maxAgeNanos;
     state.fallbackOnly = fallbackOnly;
   }
 
-  /** A handle on {@code state}: new, or lent again by {@link OmniumDataSource}. */
-  OmniumConnection(SessionState state) {
+  /** A handle on {@code state} (new, or lent again by {@link OmniumDataSource}), or its view. */
+  OmniumConnection(SessionState state, boolean view) {
     this.state = state;
+    this.view = view;
+    if (!view && state.home != null) state.handle = this;
   }
+
+  /** The open handle this pooled connection acts for, or null. */
+  private OmniumConnection lentHandle() {
+    OmniumConnection h = state.handle;
+    return h != null && !h.closed ? h : null;
+  }
+
+  /** Closed; a pooled connection while no handle of its state is open. */
+  private boolean shut() { return closed || view && lentHandle() == null; }
 
   // ---------------------------------------------------------------- routing
 
@@ -126,7 +139,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   /** After a read bind: closed by another thread meanwhile, nothing may stay borrowed. */
   private Connection afterBind() throws SQLException {
-    if (closed) {
+    if (shut()) {
       state.reads.current().release(false);
       checkOpen();
     }
@@ -192,7 +205,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
       b.release(SqlStates.connectionDead(e));
       throw e;
     }
-    if (closed) {
+    if (shut()) {
       b.release(false);
       checkOpen();
     }
@@ -256,7 +269,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   @Override
   void checkOpen() throws SQLException {
-    if (!closed) return;
+    if (!closed && (!view || lentHandle() != null)) return;
     SQLException cause = state.lost;
     throw cause == null ? PgjdbcErrors.connectionClosed(null, null)
         : PgjdbcErrors.connectionClosed("its primary session was lost (" + cause.getMessage()
@@ -282,7 +295,10 @@ public final class OmniumConnection extends LogicalConnectionBase {
   void copied() {
     if (state.autoCommit && state.writes.enabled()) state.writes.committed();
   }
-  @Override boolean closedHandle() { return closed; }
+  @Override boolean closedHandle() { return shut(); }
+  @Override Connection pooledConnection() {
+    return view || closed || state.home == null ? null : state.pooled();
+  }
   @Override Binding primaryBinding() { return state.primary; }
   @Override Binding readBinding() { return state.reads.current(); }
   @Override void leaveRead(boolean dead) { state.reads.leave(state.statements, dead); }
@@ -459,7 +475,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   public boolean isValid(int timeout) throws SQLException {
     if (timeout < 0) throw PgjdbcErrors.invalidParameter("Invalid timeout (" + timeout + "<0).");
-    if (closed) return false;
+    if (shut()) return false;
     Connection p = primaryConnection();
     Connection r = readConnection();
     if (p == null && r == null && !state.router.primaryAnsweredRecently(System.nanoTime())) {
@@ -479,7 +495,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
    */
   @Override
   public boolean isClosed() {
-    if (closed) return true;
+    if (shut()) return true;
     Connection p = primaryConnection();
     return p != null && ReadBindings.closedQuietly(p);
   }
@@ -497,6 +513,11 @@ public final class OmniumConnection extends LogicalConnectionBase {
   }
 
   private void closeQuietly(boolean primaryLost) {
+    if (view) { // closing what a handle unwrapped to closes the handle, as pgjdbc's pool does
+      OmniumConnection h = lentHandle();
+      if (h != null) h.closeQuietly(primaryLost);
+      return;
+    }
     SessionState s = state;
     // A lost session leaves its statements open, as pgjdbc's do: they fail with 08003 at
     // execute. So does a later close(), e.g. the application pool's eviction on its own thread
@@ -547,7 +568,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   public void abort(Executor executor) throws SQLException {
     if (executor == null) throw PgjdbcErrors.abortWithoutExecutor();
-    if (closed || !CLOSED_FIELD.compareAndSet(this, false, true)) return;
+    OmniumConnection h = view ? lentHandle() : null;
+    if (h != null) h.abort(executor);
+    if (view || closed || !CLOSED_FIELD.compareAndSet(this, false, true)) return;
     state.router.use.leave(this);
     state.reads.abortAll();
     Binding p = state.primary;
@@ -561,7 +584,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   /** The end of a request frees the read binding, as a pool would on return. */
   @Override
   public void endRequest() throws SQLException {
-    if (closed) return;
+    if (shut()) return;
     if (readConnection() != null && state.autoCommit) state.reads.leave(state.statements, false);
   }
 
@@ -570,6 +593,6 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Route r = readRoute();
     return "OmniumConnection[" + state.router.config.applicationName()
         + (state.readOnly ? ", read-only" : "") + (r != null ? ", bound to " + r : "")
-        + (primaryConnection() != null ? ", primary bound" : "") + (closed ? ", closed" : "") + "]";
+        + (primaryConnection() != null ? ", primary bound" : "") + (shut() ? ", closed" : "") + "]";
   }
 }

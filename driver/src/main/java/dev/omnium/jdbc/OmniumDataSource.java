@@ -234,7 +234,7 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     if (closed) throw new SQLException("omnium: the data source is closed", "08003");
     Router r = router();
     reprove(r);
-    return new OmniumConnection(lend(r, false));
+    return new OmniumConnection(lend(r, false), false);
   }
 
   /** A state as new for a connection of the calling thread: a kept one, else a new one. */
@@ -360,7 +360,7 @@ public final class OmniumDataSource implements DataSource, AutoCloseable {
     } catch (SQLException e) {
       if (!isSerializationFailure(e)) throw e;
       r.retries.increment();
-      try (OmniumConnection c = new OmniumConnection(lend(r, true))) {
+      try (OmniumConnection c = new OmniumConnection(lend(r, true), false)) {
         c.setReadOnly(true);
         return runReadOnly(c, work);
       } catch (SQLException again) {

@@ -1,6 +1,7 @@
 package dev.omnium.jdbc;
 
 import java.sql.Array;
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Map;
@@ -80,16 +81,31 @@ abstract class PgConnectionApi implements BaseConnection {
    * Honest unwrapping: this connection for what it is itself ({@code OmniumConnection},
    * {@code PGConnection}, {@code BaseConnection}: their methods run as described above); anything
    * else (pgjdbc's {@code PgConnection}) is answered by the primary session, bound for it and
-   * checked before a pool lends it again.
+   * checked before a pool lends it again. One exception: an open connection of
+   * {@link OmniumDataSource} asked for {@code Connection} itself answers its pool's connection,
+   * one object for every {@code getConnection()} its pooled state serves, as HikariCP's and
+   * pgjdbc's own pooled connections answer their physical one (caches keyed by connection, an
+   * OpenTelemetry agent's, then find it again). That object acts for the open connection of its
+   * state: use it while this one is open; it fails with 08003 after, and its {@code close()}
+   * closes this one.
    *
    * @param iface the interface or class wanted
-   * @return this, or the primary session's object
+   * @return this, its pool's connection, or the primary session's object
    * @throws SQLException 08003 when closed; pgjdbc's error when it wraps no such object
    */
   @Override
   public <T> T unwrap(Class<T> iface) throws SQLException {
+    if (iface == Connection.class) {
+      Connection pooled = pooledConnection();
+      if (pooled != null) return iface.cast(pooled);
+    }
     if (iface.isInstance(this)) return iface.cast(this);
     return pgRaw().unwrap(iface);
+  }
+
+  /** What {@link #unwrap} answers for {@code Connection}: a pool's connection, or null (this). */
+  Connection pooledConnection() {
+    return null;
   }
 
   @Override

@@ -71,6 +71,10 @@ final class SessionState {
   Thread owner;
   /** The session settings set with SQL: replayed on every session bound. */
   final SqlSettings sqlSettings = new SqlSettings();
+  /** DataSource mode: the handle this state is lent to now, or null (not lent). */
+  OmniumConnection handle;
+  /** DataSource mode: what its handles unwrap to as a {@code Connection}; made at the first. */
+  private OmniumConnection pooled;
   /** The session the pending settings of the current transaction ran on. */
   private Binding pendingOn;
   /**
@@ -139,6 +143,7 @@ final class SessionState {
     readOnly = router.config.defaults.readOnly;
     defaultFetchSize = router.config.defaults.defaultRowFetchSize;
     owner = null;
+    handle = null;
     reads.clear();
     Binding p = primary;
     if (p != null) p.clear();
@@ -153,6 +158,18 @@ final class SessionState {
     set = 0;
     sqlSettings.clear();
     pendingOn = null;
+  }
+
+  /**
+   * The connection this state stands for in a pool, what its handles unwrap to as a
+   * {@code Connection} (as HikariCP's and pgjdbc's own pooled handles unwrap to their physical
+   * connection): one object for every handle lent this state, so that what is cached per
+   * connection (an OpenTelemetry agent's description of the database) is found again.
+   */
+  OmniumConnection pooled() {
+    OmniumConnection p = pooled;
+    if (p == null) pooled = p = new OmniumConnection(this, true);
+    return p;
   }
 
   /**

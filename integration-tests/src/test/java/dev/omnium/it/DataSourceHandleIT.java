@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.jdbc.OmniumConnection;
@@ -25,9 +26,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import javax.sql.PooledConnection;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGConnectionPoolDataSource;
 
 /**
  * DataSource mode lends a closed connection's state to the next {@code getConnection()}: the
@@ -241,6 +244,86 @@ class DataSourceHandleIT {
         assertEquals(app, rs.getString(3));
         assertEquals("f", rs.getString(4).substring(0, 1), "read-write work on the primary");
         assertEquals(Connection.TRANSACTION_READ_COMMITTED, c.getTransactionIsolation());
+      }
+    }
+  }
+
+  /**
+   * A pool's handles unwrap to the pooled connection, the same object for every handle: so do
+   * pgjdbc's own pooled connections (and HikariCP's), and an OpenTelemetry agent keys its
+   * description of the database by that object. What it unwraps to acts for the open handle
+   * only: the same session and transaction, closed with it, 08003 once it is.
+   */
+  @Test
+  void aConnectionUnwrapsToItsPoolsConnectionAsPgjdbcsPooledConnectionsDo() throws Exception {
+    PGConnectionPoolDataSource pooled = new PGConnectionPoolDataSource();
+    pooled.setUrl("jdbc:postgresql://" + cluster.primary().hostPort() + "/" + cluster.database());
+    pooled.setUser(cluster.user());
+    PooledConnection physical = pooled.getPooledConnection();
+    try {
+      Connection h1 = physical.getConnection();
+      Connection u1 = h1.unwrap(Connection.class);
+      assertNotSame(h1, u1, "pgjdbc: a pooled handle unwraps to the physical connection");
+      h1.close();
+      Connection h2 = physical.getConnection();
+      assertSame(u1, h2.unwrap(Connection.class), "pgjdbc: the same one for the next handle");
+      h2.close();
+    } finally {
+      physical.close();
+    }
+
+    String app = "handle3";
+    Properties p = new Properties();
+    p.setProperty("user", cluster.user());
+    try (Connection direct = DriverManager.getConnection("jdbc:omnium:postgresql://"
+        + cluster.primary().hostPort() + "/" + cluster.database() + "?replica="
+        + cluster.replica(0).hostPort() + "&applicationName=" + app + "-driver", p)) {
+      assertSame(direct, direct.unwrap(Connection.class), "driver mode: itself, as pgjdbc's");
+    }
+    try (OmniumDataSource ds = dataSource(app)) {
+      Poll.until(Duration.ofSeconds(60), "reads reach the replica", () -> {
+        try (Connection c = ds.getConnection()) {
+          boolean onReplica = "true".equals(readOnce(c).get(1));
+          c.commit();
+          return onReplica;
+        }
+      });
+      Connection first = ds.getConnection();
+      Connection pool = first.unwrap(Connection.class);
+      assertNotSame(first, pool);
+      first.close();
+      assertThrows(SQLException.class, pool::createStatement, "no handle open");
+      assertTrue(pool.isClosed());
+
+      Connection second = ds.getConnection();
+      assertSame(pool, second.unwrap(Connection.class), "one object for the pool's state");
+      assertFalse(pool.isClosed());
+      List<String> seen = readOnce(second); // a read-only transaction left open on the replica
+      assertEquals("true", seen.get(1), "on the replica");
+      assertFalse(pool.getAutoCommit(), "the open handle's state");
+      try (Statement st = pool.createStatement();
+           ResultSet rs = st.executeQuery("SELECT pg_backend_pid()::text,"
+               + " pg_is_in_recovery()::text, current_setting('transaction_read_only')")) {
+        assertTrue(rs.next());
+        assertEquals(seen.get(0), rs.getString(1), "the same session");
+        assertEquals("true", rs.getString(2));
+        assertEquals("on", rs.getString(3), "in the same read-only transaction");
+      }
+      assertEquals("idle in transaction", sessions(cluster.replica(0), app).get(seen.get(0)));
+
+      pool.close(); // closes the handle it acts for, as pgjdbc's physical close ends its handle
+      assertTrue(second.isClosed());
+      assertTrue(pool.isClosed());
+      assertEquals("idle", sessions(cluster.replica(0), app).get(seen.get(0)),
+          "its transaction ended with it");
+      SQLException closed = assertThrows(SQLException.class,
+          () -> pool.prepareStatement("SELECT 1"));
+      assertEquals("08003", closed.getSQLState());
+      try (Connection third = ds.getConnection(); Statement st = third.createStatement();
+           ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+        assertSame(pool, third.unwrap(Connection.class), "the state was lent again");
+        assertTrue(rs.next());
+        assertFalse(rs.getBoolean(1), "a new connection's work: on the primary");
       }
     }
   }
