@@ -80,6 +80,17 @@ class DataSourceHandleIT {
     return seen;
   }
 
+  /** Waits until the data source's read-only transactions run on the replica. */
+  private static void awaitReplicaReads(OmniumDataSource ds) throws InterruptedException {
+    Poll.until(Duration.ofSeconds(60), "reads reach the replica", () -> {
+      try (Connection c = ds.getConnection()) {
+        boolean onReplica = "true".equals(readOnce(c).get(1));
+        c.commit();
+        return onReplica;
+      }
+    });
+  }
+
   /** The state of each client session of {@code app} on {@code node}, by backend pid. */
   private static Map<String, String> sessions(PgNode node, String app)
       throws SQLException {
@@ -156,13 +167,7 @@ class DataSourceHandleIT {
       oracle = outcomes(plain);
     }
     try (OmniumDataSource ds = dataSource(app)) {
-      Poll.until(Duration.ofSeconds(60), "reads reach the replica", () -> {
-        try (Connection c = ds.getConnection()) {
-          boolean onReplica = "true".equals(readOnce(c).get(1));
-          c.commit();
-          return onReplica;
-        }
-      });
+      awaitReplicaReads(ds);
       OmniumConnection first = ds.getConnection();
       Object state = stateOf(first);
       assertEquals("v4", readOnce(first).get(3));
@@ -281,13 +286,7 @@ class DataSourceHandleIT {
       assertSame(direct, direct.unwrap(Connection.class), "driver mode: itself, as pgjdbc's");
     }
     try (OmniumDataSource ds = dataSource(app)) {
-      Poll.until(Duration.ofSeconds(60), "reads reach the replica", () -> {
-        try (Connection c = ds.getConnection()) {
-          boolean onReplica = "true".equals(readOnce(c).get(1));
-          c.commit();
-          return onReplica;
-        }
-      });
+      awaitReplicaReads(ds);
       Connection first = ds.getConnection();
       Connection pool = first.unwrap(Connection.class);
       assertNotSame(first, pool);
