@@ -43,8 +43,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
   // A handle: a new getConnection() allocates this field and the base's two; the rest is state.
   /** Set once (CAS), by the close or abort that then gives back the sessions. */
   private volatile boolean closed;
-  /** Its state's pooled connection ({@link SessionState#pooled()}): open while a handle is. */
-  private final boolean view;
+  private final boolean view; // its state's pooled connection: open while a handle of it is
 
   /** Driver mode: a logical connection with a state of its own, never lent again. */
   OmniumConnection(Router router, PrimarySource primarySource, long maxAgeNanos,
@@ -269,7 +268,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   @Override
   void checkOpen() throws SQLException {
-    if (!closed && (!view || lentHandle() != null)) return;
+    if (!shut()) return;
     SQLException cause = state.lost;
     throw cause == null ? PgjdbcErrors.connectionClosed(null, null)
         : PgjdbcErrors.connectionClosed("its primary session was lost (" + cause.getMessage()
@@ -568,9 +567,12 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   public void abort(Executor executor) throws SQLException {
     if (executor == null) throw PgjdbcErrors.abortWithoutExecutor();
-    OmniumConnection h = view ? lentHandle() : null;
-    if (h != null) h.abort(executor);
-    if (view || closed || !CLOSED_FIELD.compareAndSet(this, false, true)) return;
+    if (view) { // aborting what a handle unwrapped to aborts the handle
+      OmniumConnection h = lentHandle();
+      if (h != null) h.abort(executor);
+      return;
+    }
+    if (closed || !CLOSED_FIELD.compareAndSet(this, false, true)) return;
     state.router.use.leave(this);
     state.reads.abortAll();
     Binding p = state.primary;
