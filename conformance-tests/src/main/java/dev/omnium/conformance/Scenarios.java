@@ -42,6 +42,7 @@ public final class Scenarios {
     all.addAll(TypeScenarios.group().scenarios());
     all.addAll(CallableScenarios.group().scenarios());
     all.addAll(WarningScenarios.group().scenarios());
+    all.addAll(KeptPrimaryScenarios.group().scenarios());
     all.addAll(LifecycleScenarios.group().scenarios());
     all.addAll(TransitionScenarios.group().scenarios());
     all.addAll(SessionStateScenarios.group().scenarios());

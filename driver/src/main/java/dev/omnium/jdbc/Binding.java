@@ -59,6 +59,14 @@ final class Binding {
    * the pooler shares; null otherwise.
    */
   SqlSettings carried;
+  /**
+   * A primary session kept by its logical connection that is known to hold no transaction and no
+   * warnings, with auto-commit on, and on which nothing ran since: the logical connection's
+   * read-only units of work leave it alone (no auto-commit flip, commit or warning clearance,
+   * each a no-op there for pgjdbc), and a logical auto-commit of false waits for
+   * {@link #wake(boolean)}, which everything that uses the session calls first.
+   */
+  boolean quiet;
   /** Statements run in the current read-only unit of work: only the first may be retried. */
   int statements;
   boolean retried;
@@ -90,6 +98,7 @@ final class Binding {
     retried = false;
     applied = 0;
     effect = SessionEffect.NONE;
+    quiet = false;
     PGConnection pg = null;
     ReplicaSessionBase rs = null;
     if (pooled) {
@@ -128,9 +137,20 @@ final class Binding {
     retried = false;
     applied = 0;
     effect = SessionEffect.NONE;
+    quiet = false;
     perTransaction = null;
     settingsSent = false;
     carried = null;
+  }
+
+  /**
+   * Before the session is used: a {@link #quiet} one takes the logical connection's auto-commit
+   * it was spared (pgjdbc's flag alone: nothing goes to the server) and is no longer quiet.
+   */
+  void wake(boolean autoCommit) throws SQLException {
+    if (!quiet) return;
+    if (!autoCommit) connection.setAutoCommit(false);
+    quiet = false;
   }
 
   /** SQL with {@code effect} runs (or was replayed) on this session. */

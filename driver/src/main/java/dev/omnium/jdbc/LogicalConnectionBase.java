@@ -391,6 +391,7 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
     Connection pc = p == null ? null : p.connection();
     if (pc != null) {
       try {
+        p.wake(state.autoCommit); // pgjdbc's setSchema runs a statement: in its transaction
         state.apply(p, pc, bit);
       } catch (SQLException e) {
         throw checkPrimary(e);
@@ -533,6 +534,7 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
     Binding p = primaryBinding();
     Connection pc = p == null ? null : p.connection();
     if (pc != null) {
+      p.wake(state.autoCommit);
       pc.setClientInfo(name, value);
       p.applied |= SessionState.CLIENT_INFO;
     }
@@ -590,12 +592,21 @@ abstract class LogicalConnectionBase extends PgConnectionApi {
     return Warnings.chain(p == null ? null : p.getWarnings(), r == null ? null : r.getWarnings());
   }
 
+  /**
+   * Clears the bound sessions' warnings. A kept primary session that holds no transaction then
+   * becomes {@link Binding#quiet}: an application pool calls this at every return, and until the
+   * session is used again there is nothing on it to clear.
+   */
   @Override
   public void clearWarnings() throws SQLException {
     checkOpen();
-    Connection p = primaryConnection();
+    Binding pb = primaryBinding();
+    Connection p = pb == null ? null : pb.connection();
     Connection r = readConnection();
-    if (p != null) p.clearWarnings();
+    if (p != null && !pb.quiet) {
+      p.clearWarnings();
+      pb.quiet = state.mayQuiet(pb);
+    }
     if (r != null) r.clearWarnings();
   }
 

@@ -186,7 +186,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
       if (p.isClosed()) {
         throw checkPrimary(PgjdbcErrors.connectionClosed("its primary session ended", null));
       }
-      return p;
+      return b.quiet ? awake(b, p) : p;
     }
     try {
       p = state.primarySource.open();
@@ -207,6 +207,16 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (shut()) {
       b.release(false);
       checkOpen();
+    }
+    return p;
+  }
+
+  /** A {@link Binding#quiet} primary session about to be used, woken. */
+  private Connection awake(Binding b, Connection p) throws SQLException {
+    try {
+      b.wake(state.autoCommit);
+    } catch (SQLException e) {
+      throw checkPrimary(e);
     }
     return p;
   }
@@ -252,13 +262,15 @@ public final class OmniumConnection extends LogicalConnectionBase {
   @Override
   boolean primaryInTransaction() throws SQLException {
     Connection p = primaryConnection();
-    return p != null && !state.autoCommit && PgTransactionState.inTransaction(p);
+    return p != null && !state.autoCommit && !state.primary.quiet
+        && PgTransactionState.inTransaction(p);
   }
 
   /** The primary's transaction is open and not failed: a COMMIT would commit it. */
   private boolean primaryTransactionOpen() throws SQLException {
     Connection p = primaryConnection();
-    return p != null && !state.autoCommit && PgTransactionState.isOpen(p);
+    return p != null && !state.autoCommit && !state.primary.quiet
+        && PgTransactionState.isOpen(p);
   }
 
   @Override
@@ -309,7 +321,6 @@ public final class OmniumConnection extends LogicalConnectionBase {
   Connection currentOrPrimary() throws SQLException {
     checkOpen();
     Connection c = readConnection();
-    if (c == null) c = primaryConnection();
     return c != null ? c : bindPrimary();
   }
 
@@ -328,7 +339,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
     if (state.autoCommit == autoCommit) return;
     if (autoCommit) refuseLostReadTransaction(); // it commits: auto-commit stays off then
     Connection p = primaryConnection();
-    if (p != null) commitPrimary(p, true, autoCommit); // pgjdbc commits an open transaction
+    // pgjdbc commits an open transaction; a quiet session has none, and takes false when used
+    if (p != null && !state.primary.quiet) commitPrimary(p, true, autoCommit);
     if (readConnection() != null) {
       if (autoCommit && readInTransaction()) {
         endRead(true); // as commit(): a lost session is evicted, auto-commit stays off
@@ -362,7 +374,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     refuseLostReadTransaction();
     Connection p = primaryConnection();
-    if (p != null) commitPrimary(p, false, false);
+    if (p != null && !state.primary.quiet) commitPrimary(p, false, false);
     endRead(true);
     state.transactionEnded(true);
   }
@@ -426,7 +438,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     }
     state.readTxLost = null;
     Connection p = primaryConnection();
-    if (p != null) {
+    if (p != null && !state.primary.quiet) {
       try {
         p.rollback();
       } catch (SQLException e) {
@@ -479,6 +491,14 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Connection r = readConnection();
     if (p == null && r == null && !state.router.primaryAnsweredRecently(System.nanoTime())) {
       try { p = currentOrPrimary(); } catch (SQLException unreachable) { return false; }
+    }
+    Binding pb = state.primary;
+    if (p != null && pb.quiet) { // pgjdbc's check begins a transaction when auto-commit is off
+      try {
+        awake(pb, p);
+      } catch (SQLException e) {
+        return false;
+      }
     }
     if (p != null && !p.isValid(timeout)) {
       checkPrimary(new SQLException("omnium: the primary session does not answer", "08006"));
@@ -535,7 +555,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
     Connection pc = p == null ? null : p.connection();
     if (pc != null) {
       boolean dead = primaryLost;
-      if (!dead && !s.autoCommit) {
+      if (!dead && !s.autoCommit && !p.quiet) {
         try {
           pc.rollback();
         } catch (SQLException e) {

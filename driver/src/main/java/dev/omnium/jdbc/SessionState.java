@@ -210,6 +210,20 @@ final class SessionState {
     if (autoCommit != lent) c.setAutoCommit(autoCommit);
   }
 
+  /**
+   * Whether the kept primary session {@code p}, its warnings just cleared, may be
+   * {@link Binding#quiet}: auto-commit on, no transaction, no open statement that could still
+   * run SQL there (an updatable result set), no pgjdbc object of it handed out (SQL could run
+   * there unseen).
+   */
+  boolean mayQuiet(Binding p) throws SQLException {
+    if (!autoCommit || p.effect >= SessionEffect.UNSURE) return false;
+    for (int i = statements.size() - 1; i >= 0; i--) {
+      if (!statements.get(i).closed) return false;
+    }
+    return !PgTransactionState.inTransaction(p.session());
+  }
+
   /** {@link SessionEffect#of}, remembered for the last string that leaves nothing. */
   int sessionEffect(String sql) {
     if (sql == plainSql) return SessionEffect.NONE;
@@ -297,6 +311,7 @@ final class SessionState {
     Binding p = primary;
     // behind a pooler a session carries them from its next transaction on (Binding.carried)
     if (p != null && p != ranOn && p.connection() != null && p.carried == null) {
+      p.wake(autoCommit);
       replay(p, changes);
     }
     Binding r = reads.current();

@@ -22,6 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 
 /**
  * Stub pgjdbc sessions for unit tests of the routing state machine, in the spirit of HikariCP's
@@ -50,6 +52,8 @@ final class StubSessions {
     volatile int networkTimeout;
     volatile int holdability = ResultSet.CLOSE_CURSORS_AT_COMMIT;
     volatile Map<String, Class<?>> typeMap = new HashMap<>();
+    /** What a {@link #pgSession()} answers for pgjdbc's transaction state. */
+    volatile TransactionState transactionState = TransactionState.IDLE;
     Connection connection;
 
     Session() {
@@ -68,6 +72,17 @@ final class StubSessions {
     Session s = new Session();
     s.connection = (Connection) Proxy.newProxyInstance(StubSessions.class.getClassLoader(),
         new Class<?>[] {Connection.class, PGConnection.class}, new ConnectionHandler(s));
+    return s;
+  }
+
+  /**
+   * A stub that is also pgjdbc's {@link BaseConnection}, as every real session is: it answers
+   * {@link Session#transactionState}, where the omnium code asks pgjdbc about the transaction.
+   */
+  static Session pgSession() {
+    Session s = new Session();
+    s.connection = (Connection) Proxy.newProxyInstance(StubSessions.class.getClassLoader(),
+        new Class<?>[] {BaseConnection.class}, new ConnectionHandler(s));
     return s;
   }
 
@@ -106,6 +121,7 @@ final class StubSessions {
         case "unwrap": return ((Class<?>) args[0]).isInstance(proxy) ? proxy : fail(name);
         case "isWrapperFor": return ((Class<?>) args[0]).isInstance(proxy);
         case "createStatement": return statement(s);
+        case "getTransactionState": return s.transactionState;
         default: return defaultValue(m.getReturnType());
       }
     }
