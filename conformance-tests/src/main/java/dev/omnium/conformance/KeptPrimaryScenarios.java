@@ -1,13 +1,16 @@
 package dev.omnium.conformance;
 
+import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.Savepoint;
 import java.sql.Statement;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
 
 /**
  * A connection's primary session used, then idle with its warnings cleared, as an application
  * pool leaves a connection at each return; then read-only units of work, or anything that uses
- * the session again while auto-commit is off.
+ * the session again while auto-commit is off (pgjdbc objects of it handed out earlier included).
  */
 final class KeptPrimaryScenarios {
   private KeptPrimaryScenarios() { }
@@ -17,10 +20,7 @@ final class KeptPrimaryScenarios {
         .add("returned-then-transaction", r -> {
           r.table("t");
           Connection c = returned(r);
-          r.act("autocommit-off", () -> c.setAutoCommit(false));
-          r.activity("before-statement");
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
-          r.activity("in-transaction");
+          writeWithAutoCommitOff(r, c);
           r.act("rollback", c::rollback);
           r.rows("t");
         })
@@ -37,9 +37,7 @@ final class KeptPrimaryScenarios {
             r.act("read-write" + n, () -> c.setReadOnly(false));
             r.act("returned" + n, c::clearWarnings);
           }
-          r.act("autocommit-off", () -> c.setAutoCommit(false));
-          r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
-          r.activity("in-transaction");
+          writeWithAutoCommitOff(r, c);
           r.act("commit", c::commit);
           r.rows("t");
           r.state("end", c);
@@ -91,6 +89,18 @@ final class KeptPrimaryScenarios {
           r.act("returned-again", c::clearWarnings);
           r.call("cleared-again", c::getWarnings);
         })
+        .add("returned-then-copy", r -> {
+          r.table("t");
+          Connection c = r.open();
+          CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
+          r.q("first", c, "SELECT 1");
+          r.act("returned", c::clearWarnings);
+          r.act("autocommit-off", () -> c.setAutoCommit(false));
+          r.call("copy", () -> copy.copyIn("COPY t FROM STDIN", new StringReader("1\ta\n")));
+          r.activity("after-copy");
+          r.act("rollback", c::rollback);
+          r.rows("t");
+        })
         .add("returned-then-closed-with-autocommit-off", r -> {
           r.table("t");
           Connection c = returned(r);
@@ -99,6 +109,14 @@ final class KeptPrimaryScenarios {
           r.settled("after-close");
           r.rows("t");
         });
+  }
+
+  /** Auto-commit off, then row 1 into {@code t}: a transaction begins with the statement. */
+  private static void writeWithAutoCommitOff(Run r, Connection c) throws Exception {
+    r.act("autocommit-off", () -> c.setAutoCommit(false));
+    r.activity("before-statement");
+    r.u("insert", c, "INSERT INTO t VALUES (1, 'a')");
+    r.activity("in-transaction");
   }
 
   /**

@@ -67,6 +67,11 @@ final class Binding {
    * {@link #wake(boolean)}, which everything that uses the session calls first.
    */
   boolean quiet;
+  /**
+   * pgjdbc's own objects of the session were handed out (a {@code CopyManager}, a
+   * {@code LargeObjectManager}, ...): they may run SQL there unseen, so it is never quiet again.
+   */
+  boolean handedOut;
   /** Statements run in the current read-only unit of work: only the first may be retried. */
   int statements;
   boolean retried;
@@ -99,6 +104,7 @@ final class Binding {
     applied = 0;
     effect = SessionEffect.NONE;
     quiet = false;
+    handedOut = false;
     PGConnection pg = null;
     ReplicaSessionBase rs = null;
     if (pooled) {
@@ -138,6 +144,7 @@ final class Binding {
     applied = 0;
     effect = SessionEffect.NONE;
     quiet = false;
+    handedOut = false;
     perTransaction = null;
     settingsSent = false;
     carried = null;

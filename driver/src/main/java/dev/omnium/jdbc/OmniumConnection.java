@@ -225,7 +225,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
   BaseConnection pgPrimary() throws SQLException {
     checkOpen();
     bindPrimary();
-    return state.primary.session().unwrap(BaseConnection.class);
+    Binding b = state.primary;
+    b.handedOut = true;
+    return b.session().unwrap(BaseConnection.class);
   }
 
   @Override
@@ -237,7 +239,10 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   @Override
   BaseConnection pgCurrent() throws SQLException {
-    return statementSession(currentTarget()).unwrap(BaseConnection.class);
+    Connection target = currentTarget();
+    Binding p = state.primary;
+    if (p != null && target == p.connection()) p.handedOut = true;
+    return statementSession(target).unwrap(BaseConnection.class);
   }
 
   @Override

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 
 /**
  * Everything a logical connection keeps between calls, apart from its handle
@@ -212,16 +214,17 @@ final class SessionState {
 
   /**
    * Whether the kept primary session {@code p}, its warnings just cleared, may be
-   * {@link Binding#quiet}: auto-commit on, no transaction, no open statement that could still
-   * run SQL there (an updatable result set), no pgjdbc object of it handed out (SQL could run
-   * there unseen).
+   * {@link Binding#quiet}: pgjdbc's, auto-commit on, no transaction, no open statement that
+   * could still run SQL there (an updatable result set), no pgjdbc object of it handed out (SQL
+   * could run there unseen).
    */
-  boolean mayQuiet(Binding p) throws SQLException {
-    if (!autoCommit || p.effect >= SessionEffect.UNSURE) return false;
+  boolean mayQuiet(Binding p) {
+    if (!autoCommit || p.handedOut || p.effect >= SessionEffect.UNSURE) return false;
     for (int i = statements.size() - 1; i >= 0; i--) {
       if (!statements.get(i).closed) return false;
     }
-    return !PgTransactionState.inTransaction(p.session());
+    return p.session() instanceof BaseConnection pg
+        && pg.getTransactionState() == TransactionState.IDLE;
   }
 
   /** {@link SessionEffect#of}, remembered for the last string that leaves nothing. */

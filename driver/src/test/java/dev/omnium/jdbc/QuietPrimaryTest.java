@@ -129,4 +129,22 @@ class QuietPrimaryTest {
     readOnlyUnit(c);
     assertEquals(List.of(), callsSince(p, before), "quiet once the statement closed");
   }
+
+  @Test
+  void aSessionWhosePgjdbcObjectsWereHandedOutIsNeverQuiet() throws SQLException {
+    for (boolean copy : new boolean[] {true, false}) {
+      StubSessions.Session p = StubSessions.pgSession();
+      OmniumConnection c = keptPrimary(p);
+      if (copy) {
+        c.getCopyAPI(); // pgjdbc's CopyManager runs COPY on the session whenever it is called
+      } else {
+        c.getLargeObjectAPI(); // likewise its LargeObjectManager
+      }
+      c.clearWarnings();
+      int before = p.calls.size();
+      c.setAutoCommit(false);
+      assertEquals(List.of("setAutoCommit"), callsSince(p, before),
+          copy ? "copy" : "large objects");
+    }
+  }
 }
