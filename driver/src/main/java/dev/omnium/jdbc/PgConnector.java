@@ -77,7 +77,7 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
    * database, an untrusted certificate: {@link SqlStates#loginRefused}); null after a login that
    * succeeded, or that failed otherwise (a server down or slow). See {@link PoolWait}.
    */
-  private volatile SQLException refusal;
+  private volatile PoolWait.Refused refusal;
   /** A session a login already opened (the one that proved the credentials), lent first. */
   private Connection seed; // guarded by this
   /** How its sessions get the route's settings (startup packet or per transaction); or null. */
@@ -213,7 +213,7 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
 
   /** The server's refusal of the latest login, or null: see {@link #refusal}. */
   @Override
-  public SQLException refusal() {
+  public PoolWait.Refused refused() {
     return refusal;
   }
 
@@ -227,7 +227,7 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
       // after counting itself: getLoginTimeout either sees this connect or it sees closing here
       if (closing) throw new SQLException("omnium: " + description + " is closed", "08003");
       Connection seeded = takeSeed();
-      if (seeded != null && !seeded.isClosed()) return seeded;
+      if (seeded != null && servesStill(seeded)) return seeded;
       Properties next = candidate;
       if (next != null) {
         String nextDigest = candidateDigest;
@@ -251,13 +251,30 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
     }
   }
 
+  /**
+   * Whether a seed, which may have waited since its login, is still served: the server may have
+   * ended it meanwhile, which pgjdbc learns only at its next I/O. One round trip, once per seed: a
+   * pool's first session is where HikariCP learns the default isolation level for good, and one
+   * that fails there with a class 08 error leaves the pool setting level -1 on every later
+   * session, which pgjdbc refuses (HikariCP issues 887 and 2269). Closed when it is not.
+   */
+  private boolean servesStill(Connection seeded) {
+    try {
+      if (!seeded.isClosed() && seeded.isValid(Math.max(1, loginTimeoutSeconds))) return true;
+    } catch (SQLException | RuntimeException e) {
+      // not served: a login takes its place
+    }
+    closeQuietly(seeded);
+    return false;
+  }
+
   /** One login with {@code props}; its outcome is recorded and reported as {@code set}'s. */
   private Connection open(Properties props, String set) throws SQLException {
     Connection c;
     try {
       c = login(props);
     } catch (SQLException e) {
-      refusal = SqlStates.loginRefused(e) ? e : null;
+      refusal = SqlStates.loginRefused(e) ? new PoolWait.Refused(e, System.nanoTime()) : null;
       Logins l = logins;
       if (l != null && set != null) l.refused(set, e);
       throw e;

@@ -20,7 +20,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>HikariCP cannot be told to stop waiting, so the wait is cut into slices (50 ms, doubling up
  * to 2 s) and the connector's last outcome is looked at between them; a refused login with no
- * idle session left ends it. An idle session is lent by the first slice at once, as before.
+ * idle session left ends it, unless no login has been tried since it for longer than HikariCP's
+ * longest pause between two (a pool that keeps nothing idle stops trying while nobody waits): such
+ * a refusal says nothing about the credentials now, and the wait's first slice asks for a login.
+ * An idle session is lent by the first slice at once, as before.
  * HikariCP reports each slice that ends empty to its metrics tracker as a timeout: the tracker
  * this class puts in front of the pools' ({@link #metrics}) keeps those back, so
  * {@code hikaricp.connections.timeout} still counts one per wait that timed out, and
@@ -30,8 +33,22 @@ final class PoolWait {
   /** What the wait looks at between slices: the pool's connector ({@link PgConnector}). */
   interface Refusals {
     /** The server's refusal of the latest login, or null when it succeeded or failed otherwise. */
-    SQLException refusal();
+    Refused refused();
   }
+
+  /**
+   * A login the server refused.
+   *
+   * @param error what pgjdbc's connect threw
+   * @param atNanos when ({@link System#nanoTime()})
+   */
+  record Refused(SQLException error, long atNanos) { }
+
+  /**
+   * How long a refusal stands for the credentials: longer than HikariCP's longest pause between
+   * two logins of a pool's adder (5 s), so that an older one means no login was tried since.
+   */
+  static final long REFUSAL_CURRENT_NANOS = TimeUnit.SECONDS.toNanos(6);
 
   static final long FIRST_SLICE_MS = 50;
   static final long LAST_SLICE_MS = 2_000;
@@ -76,11 +93,12 @@ final class PoolWait {
     long slice = FIRST_SLICE_MS;
     try {
       while (true) {
-        SQLException refused = connector.refusal();
-        if (refused != null && hikari.getIdleConnections() == 0) {
-          throw PgjdbcErrors.refusedLogin(refused);
-        }
+        Refused refused = connector.refused();
         long now = System.nanoTime();
+        if (refused != null && now - refused.atNanos() < REFUSAL_CURRENT_NANOS
+            && hikari.getIdleConnections() == 0) {
+          throw PgjdbcErrors.refusedLogin(refused.error());
+        }
         long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - now));
         s.holding = left > slice;
         s.offsetNanos = now - started;

@@ -80,7 +80,8 @@ class PoolWaitTest {
     Recorded metrics = new Recorded();
     try (HikariDataSource pool = pool("refused", failing(refusal, attempts), metrics)) {
       // the connector saw the same refusal the pool's adder gets
-      PoolWait.Refusals connector = () -> attempts.get() > 0 ? refusal : null;
+      PoolWait.Refusals connector = () -> attempts.get() > 0
+          ? new PoolWait.Refused(refusal, System.nanoTime()) : null;
       long t0 = System.nanoTime();
       SQLException e = assertThrows(SQLException.class,
           () -> PoolWait.borrow(pool, connector, Duration.ofSeconds(10)));
@@ -91,6 +92,40 @@ class PoolWaitTest {
       assertEquals(refusal.getMessage(), e.getMessage());
       assertSame(refusal, e.getCause());
       assertEquals(0, metrics.timeouts.get(), "a slice that ended empty is no timeout");
+    }
+  }
+
+  /**
+   * A refusal older than HikariCP's longest pause between two logins of its adder: no login has
+   * been tried since (a pool that keeps nothing idle stops trying when nobody waits), so it says
+   * nothing about the credentials now. The wait asks for a login instead of failing with it.
+   */
+  @Test
+  void aRefusalNoLoginFollowedSinceDoesNotEndTheWait() throws Exception {
+    PSQLException refusal = CredentialProofsTest.refusal("28P01",
+        "password authentication failed for user \"u\"");
+    AtomicInteger opened = new AtomicInteger();
+    DataSource accepting = new StubSessions.DataSourceBase() {
+      @Override public Connection getConnection() {
+        opened.incrementAndGet();
+        return StubSessions.session().connection; // the password was put back meanwhile
+      }
+    };
+    try (HikariDataSource pool = pool("stale", accepting, new Recorded())) {
+      long refusedAt = System.nanoTime() - PoolWait.REFUSAL_CURRENT_NANOS - 1;
+      PoolWait.Refusals connector = () -> opened.get() == 0
+          ? new PoolWait.Refused(refusal, refusedAt) : null;
+      Connection c = PoolWait.borrow(pool, connector, Duration.ofSeconds(10));
+      assertNotNull(c);
+      assertEquals(1, opened.get());
+      c.close();
+    }
+    // while a refusal is current, the wait still ends at once with it (above, and here)
+    try (HikariDataSource pool = pool("current", accepting, new Recorded())) {
+      long refusedAt = System.nanoTime();
+      PoolWait.Refusals connector = () -> new PoolWait.Refused(refusal, refusedAt);
+      assertThrows(PSQLException.class,
+          () -> PoolWait.borrow(pool, connector, Duration.ofSeconds(10)));
     }
   }
 

@@ -48,6 +48,8 @@ final class StubSessions {
     final Map<String, String> reported = new ConcurrentHashMap<>();
     final AtomicInteger closes = new AtomicInteger();
     final AtomicInteger aborts = new AtomicInteger();
+    /** The server ended it: pgjdbc's {@code isClosed()} does not know before its next I/O. */
+    volatile boolean ended;
     volatile boolean autoCommit = true;
     volatile int networkTimeout;
     volatile int holdability = ResultSet.CLOSE_CURSORS_AT_COMMIT;
@@ -106,7 +108,7 @@ final class StubSessions {
         case "close": s.closes.incrementAndGet(); return null;
         case "abort": s.aborts.incrementAndGet(); return null;
         case "isClosed": return s.closed();
-        case "isValid": return !s.closed();
+        case "isValid": return !s.closed() && !s.ended;
         case "getAutoCommit": return s.autoCommit;
         case "setAutoCommit": s.autoCommit = (Boolean) args[0]; return null;
         case "getTransactionIsolation": return Connection.TRANSACTION_READ_COMMITTED;
