@@ -264,18 +264,26 @@ public final class OmniumConnection extends LogicalConnectionBase {
 
   @Override Connection readConnection() { return state.reads.connection(); }
 
+  /**
+   * The bound primary session, unless it is {@link Binding#quiet}: idle with auto-commit on, so
+   * that a commit, rollback or auto-commit change would be a no-op there. Else null.
+   */
+  private Connection activePrimary() {
+    Binding b = state.primary;
+    Connection p = b == null ? null : b.connection();
+    return p == null || b.quiet ? null : p;
+  }
+
   @Override
   boolean primaryInTransaction() throws SQLException {
-    Connection p = primaryConnection();
-    return p != null && !state.autoCommit && !state.primary.quiet
-        && PgTransactionState.inTransaction(p);
+    Connection p = activePrimary();
+    return p != null && !state.autoCommit && PgTransactionState.inTransaction(p);
   }
 
   /** The primary's transaction is open and not failed: a COMMIT would commit it. */
   private boolean primaryTransactionOpen() throws SQLException {
-    Connection p = primaryConnection();
-    return p != null && !state.autoCommit && !state.primary.quiet
-        && PgTransactionState.isOpen(p);
+    Connection p = activePrimary();
+    return p != null && !state.autoCommit && PgTransactionState.isOpen(p);
   }
 
   @Override
@@ -343,9 +351,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
     checkOpen();
     if (state.autoCommit == autoCommit) return;
     if (autoCommit) refuseLostReadTransaction(); // it commits: auto-commit stays off then
-    Connection p = primaryConnection();
     // pgjdbc commits an open transaction; a quiet session has none, and takes false when used
-    if (p != null && !state.primary.quiet) commitPrimary(p, true, autoCommit);
+    Connection p = activePrimary();
+    if (p != null) commitPrimary(p, true, autoCommit);
     if (readConnection() != null) {
       if (autoCommit && readInTransaction()) {
         endRead(true); // as commit(): a lost session is evicted, auto-commit stays off
@@ -378,8 +386,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
       throw PgjdbcErrors.noActiveTransaction("Cannot commit when autoCommit is enabled.");
     }
     refuseLostReadTransaction();
-    Connection p = primaryConnection();
-    if (p != null && !state.primary.quiet) commitPrimary(p, false, false);
+    Connection p = activePrimary();
+    if (p != null) commitPrimary(p, false, false);
     endRead(true);
     state.transactionEnded(true);
   }
@@ -442,8 +450,8 @@ public final class OmniumConnection extends LogicalConnectionBase {
       throw PgjdbcErrors.noActiveTransaction("Cannot rollback when autoCommit is enabled.");
     }
     state.readTxLost = null;
-    Connection p = primaryConnection();
-    if (p != null && !state.primary.quiet) {
+    Connection p = activePrimary();
+    if (p != null) {
       try {
         p.rollback();
       } catch (SQLException e) {
