@@ -561,7 +561,9 @@ public final class OmniumConnection extends LogicalConnectionBase {
       }
     }
     if (closed || !CLOSED_FIELD.compareAndSet(this, false, true)) return;
-    s.router.use.leave(this);
+    // only the driver's connections join (RouterRegistry): a DataSource's handle would pay an
+    // identity hash and a map look-up per transaction for nothing
+    if (s.home == null) s.router.use.leave(this);
     // statements closed above hold nothing; those left open must not keep pooled sessions' ones
     s.reads.releaseAll(primaryLost ? s.statements : List.of(), s.autoCommit);
     Binding p = s.primary;
@@ -606,7 +608,7 @@ public final class OmniumConnection extends LogicalConnectionBase {
       return;
     }
     if (closed || !CLOSED_FIELD.compareAndSet(this, false, true)) return;
-    state.router.use.leave(this);
+    if (state.home == null) state.router.use.leave(this);
     state.reads.abortAll();
     Binding p = state.primary;
     if (p != null) p.abort();
