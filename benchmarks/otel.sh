@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Case 1 interleaved (dev.omnium.bench.Interleaved, 1 thread) twice: once as benchmarks/run.sh runs it,
 # once with the OpenTelemetry Java agent attached to the measuring JVMs (every contender's statements
-# then make JDBC spans; omnium's also get the server they ran on). The agent comes from Maven Central
+# then make JDBC spans; omnium's also get the server they ran on); then TracingBenchmark (JMH): one
+# statement's span with and without omnium's decoration. The agent comes from Maven Central
 # (the version otel-tests uses) into benchmarks/target/otel-agents. The spans are made and dropped
 # (exporter none): what is measured is the cost of tracing in the client, not of an exporter.
 #   benchmarks/otel.sh                 # 1200 rounds (ROUNDS=n) over 4 forks each, results/<date>-interleaved-otel*.md
@@ -37,3 +38,10 @@ java "${heap[@]}" -cp "$jar" dev.omnium.bench.Interleaved "${il_args[@]}" --out 
 echo "benchmarks: interleaved without the agent done after $((SECONDS - start)) s"
 java "${heap[@]}" "${otel[@]}" -cp "$jar" dev.omnium.bench.Interleaved "${il_args[@]}" --out "$results/$date-interleaved-otel.md"
 echo "benchmarks: interleaved with opentelemetry-javaagent $version done after $((SECONDS - start)) s"
+# What omnium's decoration costs one statement, apart from a transaction's noise (JMH, ns/op).
+tracing_args=()
+if [[ "${QUICK:-0}" == 1 ]]; then tracing_args=(-wi 0 -i 1 -r 500ms); fi
+java -jar "$jar" TracingBenchmark "${tracing_args[@]}" -rf text -rff "$results/$date-tracing.txt" \
+  > benchmarks/target/tracing-$date.log 2>&1 || { tail -n 40 benchmarks/target/tracing-$date.log; exit 1; }
+cat "$results/$date-tracing.txt"
+echo "benchmarks: TracingBenchmark done after $((SECONDS - start)) s"

@@ -53,7 +53,7 @@ mkdir -p "$results" benchmarks/target
 fleet="$(ls benchmarks/results/*-fleet.md 2>/dev/null | sort | tail -n 1 || true)"
 # ScalingBenchmark.threads01 is case 1's work on one thread again: the report converts case 1 instead.
 if [[ "${QUICK:-0}" == 1 ]]; then
-  jmh_default="-f 1 -wi 0 -i 1 -r 500ms -prof gc -e ScalingBenchmark.threads0[14]|decideClockGiven"
+  jmh_default="-f 1 -wi 0 -i 1 -r 500ms -prof gc -e ScalingBenchmark.threads0[14]|decideClockGiven|TracingBenchmark"
   rt_args=(--tx 100)
   il_args=(--rounds 10 --block 20 --warm-rounds 2 --threads 1,4,16,64 --ryw-rounds 10 --forks 2)
   profile_args=(--tx 2000)
@@ -62,7 +62,7 @@ if [[ "${QUICK:-0}" == 1 ]]; then
   bouncer_args=(--tx 100 --rounds 10 --block 10 --warm-rounds 2)
   export OMNIUM_BENCH_WARM_ROUNDS=1
 else
-  jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01"
+  jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01|TracingBenchmark"
   rt_args=(--tx 1000)
   il_args=(--rounds 2400 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500 --forks 8)
   profile_args=(--tx 150000)
