@@ -89,6 +89,19 @@ final class ReadBindings {
   /** Routes a new unit of work: the least-loaded fresh replica, else the fallback pool. */
   Connection bindNew(long now, long maxAgeNanos, long mustSee, boolean primaryOnly,
                      SessionState state) throws SQLException {
+    return bindNew(now, maxAgeNanos, mustSee, primaryOnly, state,
+        router.config.poolTimeout().toNanos(), !primaryOnly);
+  }
+
+  /**
+   * {@link #bindNew(long, long, long, boolean, SessionState)} with {@code waitNanos} for the
+   * fallback route. With {@code mayReroute}, a unit of work the fallback cap keeps waiting because
+   * no replica was fresh enough goes to a replica instead as soon as one is (once: should that
+   * replica lend nothing, it waits out what is left of {@code waitNanos} for the fallback).
+   */
+  private Connection bindNew(long now, long maxAgeNanos, long mustSee, boolean primaryOnly,
+      SessionState state, long waitNanos, boolean mayReroute) throws SQLException {
+    boolean noneFresh = true;
     if (!primaryOnly) {
       ReplicaEndpoint r = router.pickReplica(now, maxAgeNanos, mustSee);
       boolean checkPosition = false;
@@ -98,6 +111,7 @@ final class ReadBindings {
         checkPosition = true;
       }
       if (r != null) {
+        noneFresh = false; // a busy or lagging one: rerouting would only ask it again
         Connection c;
         try {
           c = r.borrow(now, maxAgeNanos, checkPosition ? 0 : mustSee);
@@ -120,7 +134,14 @@ final class ReadBindings {
         }
       }
     }
-    Connection f = router.borrowFallback();
+    long waitStarted = System.nanoTime();
+    Connection f = router.borrowFallback(waitNanos, !mayReroute || !noneFresh ? null
+        : () -> router.pickReplica(System.nanoTime(), maxAgeNanos, mustSee) != null);
+    if (f == null) { // a replica is fresh enough again: it serves, not the cap's next session
+      long left = waitNanos - (System.nanoTime() - waitStarted);
+      return bindNew(System.nanoTime(), maxAgeNanos, mustSee, false, state, Math.max(1, left),
+          false);
+    }
     try {
       return bind(f, Route.FALLBACK, null, state);
     } catch (SQLException e) {

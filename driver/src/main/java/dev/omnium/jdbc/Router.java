@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.slf4j.Logger;
@@ -401,10 +403,20 @@ final class Router implements AutoCloseable, RouterMXBean {
   }
 
   Connection borrowFallback() throws SQLException {
-    takeFallbackPermit();
+    return borrowFallback(config.poolTimeout().toNanos(), null);
+  }
+
+  /**
+   * A fallback session within {@code timeoutNanos}; or null when the cap kept the caller waiting
+   * and meanwhile {@code reroute} (null: never asked) said a replica can serve it after all.
+   */
+  Connection borrowFallback(long timeoutNanos, BooleanSupplier reroute) throws SQLException {
+    long started = System.nanoTime();
+    if (!takeFallbackPermit(timeoutNanos, reroute)) return null;
     boolean lent = false;
     try {
-      Connection c = PoolWait.borrow(fallback, fallbackConnector, config.poolTimeout());
+      long left = Math.max(0, timeoutNanos - (System.nanoTime() - started));
+      Connection c = PoolWait.borrow(fallback, fallbackConnector, Duration.ofNanos(left));
       fallbackBudget.hold(c);
       lent = true;
       return c;
@@ -418,22 +430,25 @@ final class Router implements AutoCloseable, RouterMXBean {
   }
 
   /** fallbackPoolSize caps one primary database and user per process: see FallbackBudget. */
-  private void takeFallbackPermit() throws SQLException {
-    boolean taken;
+  private boolean takeFallbackPermit(long timeoutNanos, BooleanSupplier reroute)
+      throws SQLException {
+    FallbackBudget.Outcome taken;
     try {
-      taken = fallbackBudget.acquire(config.poolTimeout().toNanos());
+      taken = fallbackBudget.acquire(timeoutNanos, reroute);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SQLTransientConnectionException(
           "omnium: interrupted waiting for a fallback connection", "08001", e);
     }
-    if (!taken) {
+    if (taken == FallbackBudget.Outcome.REROUTED) return false;
+    if (taken == FallbackBudget.Outcome.TIMED_OUT) {
       throw new SQLTransientConnectionException(
           "omnium: no fallback connection to the primary within poolTimeout ("
               + config.poolTimeout().toMillis() + " ms): all " + fallbackBudget.size
               + " (fallbackPoolSize, a cap per process for this primary database and user) are"
               + " in use because no replica is fresh enough for maxAge", "08001");
     }
+    return true;
   }
 
   void releaseFallback(Connection c, boolean dead) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class LifecycleUnitsTest {
   private static final String BASE = "jdbc:omnium:postgresql://primary:5432/db";
 
-  private static Connection stub() {
+  static Connection stub() {
     return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
         new Class<?>[] {Connection.class}, (proxy, method, args) -> {
           if (method.getName().equals("hashCode")) return System.identityHashCode(proxy);
