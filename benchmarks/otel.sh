@@ -5,7 +5,9 @@
 # statement's span with and without omnium's decoration. The agent comes from Maven Central
 # (the version otel-tests uses) into benchmarks/target/otel-agents. The spans are made and dropped
 # (exporter none): what is measured is the cost of tracing in the client, not of an exporter.
-#   benchmarks/otel.sh                 # 1200 rounds (ROUNDS=n) over 4 forks each, results/<date>-interleaved-otel*.md
+#   benchmarks/otel.sh                 # 1200 rounds (ROUNDS=n) over 8 forks each, results/<date>-interleaved-otel*.md
+# Eight forks, not four: under the agent one JVM's cost differs from the next one's by microseconds
+# (observability.md, cost of tracing), so the median needs JVMs more than rounds.
 #   QUICK=1 benchmarks/otel.sh         # a tooling check into benchmarks/target/quick
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -23,7 +25,7 @@ if [[ ! -f "$agent" ]]; then
 fi
 date="$(date -u +%Y-%m-%d)"
 results=benchmarks/results
-il_args=(--rounds "${ROUNDS:-1200}" --block 50 --warm-rounds 40 --threads 1 --forks 4)
+il_args=(--rounds "${ROUNDS:-1200}" --block 50 --warm-rounds 40 --threads 1 --forks 8)
 if [[ "${QUICK:-0}" == 1 ]]; then
   results=benchmarks/target/quick
   il_args=(--rounds 4 --block 10 --warm-rounds 1 --threads 1 --forks 2)
