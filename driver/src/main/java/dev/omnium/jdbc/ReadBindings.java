@@ -89,58 +89,67 @@ final class ReadBindings {
   /** Routes a new unit of work: the least-loaded fresh replica, else the fallback pool. */
   Connection bindNew(long now, long maxAgeNanos, long mustSee, boolean primaryOnly,
                      SessionState state) throws SQLException {
-    return bindNew(now, maxAgeNanos, mustSee, primaryOnly, state,
-        router.config.poolTimeout().toNanos(), !primaryOnly);
+    if (!primaryOnly) {
+      Connection c = bindReplica(now, maxAgeNanos, mustSee, state);
+      if (c != null) return c;
+    }
+    return bindFallback(maxAgeNanos, mustSee, primaryOnly, state);
   }
 
   /**
-   * {@link #bindNew(long, long, long, boolean, SessionState)} with {@code waitNanos} for the
-   * fallback route. With {@code mayReroute}, a unit of work the fallback cap keeps waiting because
-   * no replica was fresh enough goes to a replica instead as soon as one is (once: should that
-   * replica lend nothing, it waits out what is left of {@code waitNanos} for the fallback).
+   * The last {@link #bindReplica} found no replica fresh enough (rather than one that lent
+   * nothing or had not replayed the position): a wait for the fallback may end in a replica.
    */
-  private Connection bindNew(long now, long maxAgeNanos, long mustSee, boolean primaryOnly,
-      SessionState state, long waitNanos, boolean mayReroute) throws SQLException {
-    boolean noneFresh = true;
-    if (!primaryOnly) {
-      ReplicaEndpoint r = router.pickReplica(now, maxAgeNanos, mustSee);
-      boolean checkPosition = false;
-      if (r == null && mustSee != 0 && mustSee != WritePositions.UNKNOWN) {
-        // No replica's sample shows the position yet: one check on a fresh replica decides.
-        r = router.pickReplica(now, maxAgeNanos, 0);
-        checkPosition = true;
-      }
-      if (r != null) {
-        noneFresh = false; // a busy or lagging one: rerouting would only ask it again
-        Connection c;
-        try {
-          c = r.borrow(now, maxAgeNanos, checkPosition ? 0 : mustSee);
-        } catch (SQLException e) {
-          // The replica lent nothing within replicaAcquireTimeout: the fallback serves.
-          router.replicaAcquireFailures.increment();
-          c = null;
-        }
-        if (c != null && checkPosition && !hasReplayed(r, c, mustSee)) c = null;
-        if (c != null) {
-          try {
-            return bind(c, Route.REPLICA, r, state);
-          } catch (SQLException e) {
-            // Applying the connection's state met a session that ended in the pool: nothing of
-            // the unit of work ran, so it goes to the fallback route as a failed first statement
-            // would (routing contract, rule 5).
-            if (!deadAtBind(e, c)) throw e;
-            return retriedOnFallback(state, e);
-          }
-        }
-      }
+  private boolean noneWasFresh;
+
+  /** The least-loaded fresh replica's session, bound; null when none can serve. */
+  private Connection bindReplica(long now, long maxAgeNanos, long mustSee, SessionState state)
+      throws SQLException {
+    ReplicaEndpoint r = router.pickReplica(now, maxAgeNanos, mustSee);
+    boolean checkPosition = false;
+    if (r == null && mustSee != 0 && mustSee != WritePositions.UNKNOWN) {
+      // No replica's sample shows the position yet: one check on a fresh replica decides.
+      r = router.pickReplica(now, maxAgeNanos, 0);
+      checkPosition = true;
     }
-    long waitStarted = System.nanoTime();
-    Connection f = router.borrowFallback(waitNanos, !mayReroute || !noneFresh ? null
+    noneWasFresh = r == null;
+    if (r == null) return null;
+    Connection c;
+    try {
+      c = r.borrow(now, maxAgeNanos, checkPosition ? 0 : mustSee);
+    } catch (SQLException e) {
+      // The replica lent nothing within replicaAcquireTimeout: the fallback serves.
+      router.replicaAcquireFailures.increment();
+      return null;
+    }
+    if (c != null && checkPosition && !hasReplayed(r, c, mustSee)) return null;
+    if (c == null) return null;
+    try {
+      return bind(c, Route.REPLICA, r, state);
+    } catch (SQLException e) {
+      // Applying the connection's state met a session that ended in the pool: nothing of the
+      // unit of work ran, so it goes to the fallback route as a failed first statement would
+      // (routing contract, rule 5).
+      if (!deadAtBind(e, c)) throw e;
+      return retriedOnFallback(state, e);
+    }
+  }
+
+  /**
+   * A fallback session, bound. A unit of work that waits at the fallback cap because no replica
+   * was fresh enough goes to a replica instead as soon as one is (once: should that replica lend
+   * nothing, it waits out what is left of poolTimeout for the fallback).
+   */
+  private Connection bindFallback(long maxAgeNanos, long mustSee, boolean primaryOnly,
+      SessionState state) throws SQLException {
+    long wait = router.config.poolTimeout().toNanos();
+    long started = System.nanoTime();
+    Connection f = router.borrowFallback(wait, primaryOnly || !noneWasFresh ? null
         : () -> router.pickReplica(System.nanoTime(), maxAgeNanos, mustSee) != null);
     if (f == null) { // a replica is fresh enough again: it serves, not the cap's next session
-      long left = waitNanos - (System.nanoTime() - waitStarted);
-      return bindNew(System.nanoTime(), maxAgeNanos, mustSee, false, state, Math.max(1, left),
-          false);
+      Connection c = bindReplica(System.nanoTime(), maxAgeNanos, mustSee, state);
+      if (c != null) return c;
+      f = router.borrowFallback(Math.max(1, wait - (System.nanoTime() - started)), null);
     }
     try {
       return bind(f, Route.FALLBACK, null, state);
