@@ -61,12 +61,19 @@ class FallbackBudgetTest {
     return f.get(DEADLINE, TimeUnit.NANOSECONDS);
   }
 
+  /** The only permit taken here, then a waiter that asks {@code reroute}, once it waits. */
+  private CompletableFuture<FallbackBudget.Outcome> queuedBehindTheOnlyPermit(
+      BooleanSupplier reroute) throws Exception {
+    assertEquals(FallbackBudget.Outcome.TAKEN, budget.acquire(0, null));
+    CompletableFuture<FallbackBudget.Outcome> w = waiter(reroute);
+    awaitWaiting(1);
+    return w;
+  }
+
   @Test
   void aWaiterLeavesWithoutAPermitOnceAReplicaCanServeIt() throws Exception {
-    assertEquals(FallbackBudget.Outcome.TAKEN, budget.acquire(0, null));
     AtomicBoolean replicaFresh = new AtomicBoolean();
-    CompletableFuture<FallbackBudget.Outcome> w = waiter(replicaFresh::get);
-    awaitWaiting(1);
+    CompletableFuture<FallbackBudget.Outcome> w = queuedBehindTheOnlyPermit(replicaFresh::get);
     replicaFresh.set(true); // no permit is given back: the waiter must look for itself
     assertEquals(FallbackBudget.Outcome.REROUTED, within(w));
     assertEquals(0, budget.waiting());
@@ -77,10 +84,8 @@ class FallbackBudgetTest {
 
   @Test
   void waitersAreServedInTheOrderTheyCame() throws Exception {
-    assertEquals(FallbackBudget.Outcome.TAKEN, budget.acquire(0, null));
     AtomicBoolean never = new AtomicBoolean();
-    CompletableFuture<FallbackBudget.Outcome> first = waiter(never::get);
-    awaitWaiting(1);
+    CompletableFuture<FallbackBudget.Outcome> first = queuedBehindTheOnlyPermit(never::get);
     CompletableFuture<FallbackBudget.Outcome> second = waiter(null);
     awaitWaiting(2);
     // both keep their places across their rechecks of the replicas
