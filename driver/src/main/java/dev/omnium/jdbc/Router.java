@@ -6,7 +6,6 @@ import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -407,16 +406,15 @@ final class Router implements AutoCloseable, RouterMXBean {
   }
 
   /**
-   * A fallback session within {@code timeoutNanos}; or null when the cap kept the caller waiting
-   * and meanwhile {@code reroute} (null: never asked) said a replica can serve it after all.
+   * A fallback session, after at most {@code timeoutNanos} at the cap (and poolTimeout for the
+   * pool's session, as ever); or null when the cap kept the caller waiting and meanwhile
+   * {@code reroute} (null: never asked) said a replica can serve it after all.
    */
   Connection borrowFallback(long timeoutNanos, BooleanSupplier reroute) throws SQLException {
-    long started = System.nanoTime();
     if (!takeFallbackPermit(timeoutNanos, reroute)) return null;
     boolean lent = false;
     try {
-      long left = Math.max(0, timeoutNanos - (System.nanoTime() - started));
-      Connection c = PoolWait.borrow(fallback, fallbackConnector, Duration.ofNanos(left));
+      Connection c = PoolWait.borrow(fallback, fallbackConnector, config.poolTimeout());
       fallbackBudget.hold(c);
       lent = true;
       return c;
