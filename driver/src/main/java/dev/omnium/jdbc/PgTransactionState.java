@@ -42,6 +42,12 @@ final class PgTransactionState {
         && ((BaseConnection) c).getTransactionState() != TransactionState.IDLE;
   }
 
+  /** Whether {@code c} is a pgjdbc session itself with no transaction open (or failed). */
+  static boolean idleOn(Connection c) {
+    return c instanceof BaseConnection
+        && ((BaseConnection) c).getTransactionState() == TransactionState.IDLE;
+  }
+
   /** Whether a transaction is open and not failed: a COMMIT would commit it. */
   static boolean isOpen(Connection c) throws SQLException {
     return c.unwrap(BaseConnection.class).getTransactionState() == TransactionState.OPEN;

@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
-import org.postgresql.core.BaseConnection;
-import org.postgresql.core.TransactionState;
 
 /**
  * Everything a logical connection keeps between calls, apart from its handle
@@ -223,8 +221,7 @@ final class SessionState {
     for (int i = statements.size() - 1; i >= 0; i--) {
       if (!statements.get(i).closed) return false;
     }
-    return p.session() instanceof BaseConnection pg
-        && pg.getTransactionState() == TransactionState.IDLE;
+    return PgTransactionState.idleOn(p.session());
   }
 
   /** {@link SessionEffect#of}, remembered for the last string that leaves nothing. */
