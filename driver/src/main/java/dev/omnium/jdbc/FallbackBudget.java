@@ -71,11 +71,6 @@ final class FallbackBudget {
     }
   }
 
-  /** Waits at most {@code timeoutNanos} for a permit; whether one was taken. */
-  boolean acquire(long timeoutNanos) throws InterruptedException {
-    return acquire(timeoutNanos, null) == Outcome.TAKEN;
-  }
-
   /**
    * Waits at most {@code timeoutNanos} for a permit, after the threads that came before. While it
    * waits it asks {@code reroute} (null: never) every {@link #RECHECK_NANOS} and whenever a permit
