@@ -31,6 +31,8 @@ final class LagWatcher extends IntervalSession {
 
   /** No usable measurement: effective lag is infinite and reads go elsewhere. */
   static final long UNKNOWN = Long.MIN_VALUE;
+  /** How far ahead of the clock {@code stalledAfterNanos} is while no probe is in flight (73 y). */
+  private static final long NO_PROBE_NANOS = Long.MAX_VALUE / 4;
 
   /** What the watcher last learned; logged once per change, never once per query. */
   enum State {
@@ -63,6 +65,14 @@ final class LagWatcher extends IntervalSession {
    * unhealthy.
    */
   private volatile long probeStartedNanos;
+  /**
+   * When the probe in flight counts as stalled, {@code probeStartedNanos + stallNanos}; while none
+   * is in flight, decades ahead. {@link #isFresh} compares the clock with it alone, so whether a
+   * probe is in flight takes no branch on the read path: one is, for a moment of every interval,
+   * too rarely for the JIT's profile to see, and a branch compiled as never taken deoptimized the
+   * whole compiled read path each time a read met a probe in flight.
+   */
+  private volatile long stalledAfterNanos = System.nanoTime() + NO_PROBE_NANOS;
   private volatile long replayLsn; // 0: unknown (compares below every real position)
   private volatile State state = State.STARTING;
   private volatile String lastError;
@@ -173,8 +183,7 @@ final class LagWatcher extends IntervalSession {
   boolean isFresh(long nowNanos, long maxAgeNanos) {
     long beat = beatNanos;
     if (beat == UNKNOWN || nowNanos - beat > maxAgeNanos) return false;
-    long probe = probeStartedNanos;
-    return probe == 0 || nowNanos - probe <= stallNanos;
+    return nowNanos - stalledAfterNanos <= 0;
   }
 
   /** Effective lag in nanoseconds, {@link Long#MAX_VALUE} when unknown or the probe is stalled. */
@@ -226,6 +235,8 @@ final class LagWatcher extends IntervalSession {
   /** Marks a probe as in flight since {@code startedNanos} (0: none), as the probe loop does. */
   void probeInFlightSince(long startedNanos) {
     probeStartedNanos = startedNanos;
+    stalledAfterNanos = startedNanos == 0 ? System.nanoTime() + NO_PROBE_NANOS
+        : startedNanos + stallNanos;
   }
 
   void forget() {
@@ -390,7 +401,7 @@ final class LagWatcher extends IntervalSession {
 
   void probe() {
     long sent = System.nanoTime();
-    probeStartedNanos = sent;
+    probeInFlightSince(sent);
     try {
       Connection connection = session();
       long sentMicros = ClockOffset.nowMicros();
@@ -440,7 +451,7 @@ final class LagWatcher extends IntervalSession {
       dropSession();
       moveTo(State.UNREACHABLE, e.toString());
     } finally {
-      probeStartedNanos = 0;
+      probeInFlightSince(0);
     }
     if (quiet && System.nanoTime() - quietUntilNanos > 0) {
       quiet = false; // the grace is over and the heartbeat is still missing: now it is a problem
