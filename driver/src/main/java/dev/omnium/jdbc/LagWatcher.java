@@ -60,17 +60,15 @@ final class LagWatcher extends IntervalSession {
   private final ClockOffset clockOffset = new ClockOffset();
 
   private volatile long beatNanos = UNKNOWN;
+  /** Whether a probe is in flight. */
+  private volatile boolean probing;
   /**
-   * When the probe in flight was started, 0 when none: a probe that hangs marks the replica
-   * unhealthy.
-   */
-  private volatile long probeStartedNanos;
-  /**
-   * When the probe in flight counts as stalled, {@code probeStartedNanos + stallNanos}; while none
-   * is in flight, decades ahead. {@link #isFresh} compares the clock with it alone, so whether a
-   * probe is in flight takes no branch on the read path: one is, for a moment of every interval,
-   * too rarely for the JIT's profile to see, and a branch compiled as never taken deoptimized the
-   * whole compiled read path each time a read met a probe in flight.
+   * When the probe in flight counts as stalled (a probe that hangs marks the replica unhealthy):
+   * its start plus {@code stallNanos}; while none is in flight, decades ahead. {@link #isFresh}
+   * compares the clock with it alone, so whether a probe is in flight takes no branch on the read
+   * path: one is, for a moment of every interval, too rarely for the JIT's profile to see, and a
+   * branch compiled as never taken deoptimized the whole compiled read path each time a read met
+   * a probe in flight.
    */
   private volatile long stalledAfterNanos = System.nanoTime() + NO_PROBE_NANOS;
   private volatile long replayLsn; // 0: unknown (compares below every real position)
@@ -190,8 +188,7 @@ final class LagWatcher extends IntervalSession {
   long effectiveLagNanos(long nowNanos) {
     long beat = beatNanos;
     if (beat == UNKNOWN) return Long.MAX_VALUE;
-    long probe = probeStartedNanos;
-    if (probe != 0 && nowNanos - probe > stallNanos) return Long.MAX_VALUE;
+    if (nowNanos - stalledAfterNanos > 0) return Long.MAX_VALUE; // the stall rule of isFresh
     return Math.max(0, nowNanos - beat);
   }
 
@@ -234,7 +231,7 @@ final class LagWatcher extends IntervalSession {
 
   /** Marks a probe as in flight since {@code startedNanos} (0: none), as the probe loop does. */
   void probeInFlightSince(long startedNanos) {
-    probeStartedNanos = startedNanos;
+    probing = startedNanos != 0;
     stalledAfterNanos = startedNanos == 0 ? System.nanoTime() + NO_PROBE_NANOS
         : startedNanos + stallNanos;
   }
@@ -396,7 +393,7 @@ final class LagWatcher extends IntervalSession {
 
   @Override
   boolean inFlight() {
-    return probeStartedNanos != 0;
+    return probing;
   }
 
   void probe() {

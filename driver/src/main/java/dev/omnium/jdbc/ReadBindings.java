@@ -122,8 +122,7 @@ final class ReadBindings {
       router.replicaAcquireFailures.increment();
       return null;
     }
-    if (c != null && checkPosition && !hasReplayed(r, c, mustSee)) return null;
-    if (c == null) return null;
+    if (c == null || checkPosition && !hasReplayed(r, c, mustSee)) return null;
     try {
       return bind(c, Route.REPLICA, r, state);
     } catch (SQLException e) {
