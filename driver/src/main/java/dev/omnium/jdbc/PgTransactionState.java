@@ -31,6 +31,15 @@ final class PgTransactionState {
     return pg.hintReadOnly();
   }
 
+  /**
+   * From now on pgjdbc begins the transactions of {@code c} with {@code BEGIN READ ONLY}; with
+   * its {@code readOnlyMode=transaction} nothing is sent or set on the session. Outside a
+   * transaction.
+   */
+  static void beginReadOnly(Connection c) throws SQLException {
+    if (!c.isReadOnly()) c.setReadOnly(true);
+  }
+
   /** Whether a transaction is open (or failed) on this pgjdbc session. */
   static boolean inTransaction(Connection c) throws SQLException {
     return c.unwrap(BaseConnection.class).getTransactionState() != TransactionState.IDLE;

@@ -75,21 +75,15 @@ final class Pools {
   /** @param route whose sessions the pool lends, as {@link Route#lentAutoCommit} says */
   static HikariDataSource create(String poolName, Route route, DataSource connector, int size,
                                  int minIdle, Duration acquireTimeout, Duration maxLifetime) {
-    return create(poolName, route, connector, size, minIdle, acquireTimeout, maxLifetime, null,
-        false);
+    return create(poolName, route, connector, size, minIdle, acquireTimeout, maxLifetime, null);
   }
 
   /**
    * @param idleTimeout how long a session beyond {@code minIdle} stays unused before it is closed;
    *     null: HikariCP's default
-   * @param readOnly the pool's sessions are pgjdbc-read-only (a read route's, with pgjdbc's
-   *     {@code readOnlyMode=transaction}): pgjdbc begins their transactions with
-   *     {@code BEGIN READ ONLY}, no round trip and nothing set on the session; behind a pooler
-   *     the transaction then needs one setting fewer ({@link TransactionSettings})
    */
   static HikariDataSource create(String poolName, Route route, DataSource connector, int size,
-      int minIdle, Duration acquireTimeout, Duration maxLifetime, Duration idleTimeout,
-      boolean readOnly) {
+      int minIdle, Duration acquireTimeout, Duration maxLifetime, Duration idleTimeout) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(poolName.replace(':', '_')); // HikariCP's JMX names refuse ':'
     hc.setDataSource(connector);
@@ -105,7 +99,6 @@ final class Pools {
     hc.setInitializationFailTimeout(-1);
     hc.setRegisterMbeans(true);
     hc.setAutoCommit(route.lentAutoCommit);
-    hc.setReadOnly(readOnly);
     hc.setExceptionOverride(EVICT_ONLY_DEAD_SESSIONS);
     synchronized (Pools.class) {
       MetricsTrackerFactory factory = metricsTrackerFactory;

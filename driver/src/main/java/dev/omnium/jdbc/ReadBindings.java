@@ -260,6 +260,11 @@ final class ReadBindings {
     if (b == null) current = b = new Binding(router, primarySource, true);
     b.bind(c, route, endpoint);
     try {
+      // Behind a pooler pgjdbc's BEGIN READ ONLY spares each transaction a setting. Not where the
+      // startup packet made the session read-only: a plain BEGIN is less work for the server.
+      if (b.perTransaction != null && router.readOnlyBegin) {
+        PgTransactionState.beginReadOnly(b.session());
+      }
       state.applyTo(b);
     } catch (SQLException e) {
       b.release(SqlStates.connectionDead(e) || closedQuietly(c));

@@ -32,6 +32,11 @@ final class Router implements AutoCloseable, RouterMXBean {
 
   final OmniumConfig config;
   final long defaultMaxAgeNanos;
+  /**
+   * Read sessions behind a pooler are made pgjdbc-read-only ({@link ReadBindings#bind}); false
+   * with the user's {@code readOnlyMode=always}, which would set it for the shared session.
+   */
+  final boolean readOnlyBegin;
   private final ReplicaEndpoint[] replicas;
   /** Each replica's lag alert, one per router on the (shared) watcher. */
   private final LagAlert[] alerts;
@@ -84,6 +89,7 @@ final class Router implements AutoCloseable, RouterMXBean {
   Router(OmniumConfig config, boolean pooledPrimary, Connection proving) {
     this.config = config;
     this.defaultMaxAgeNanos = config.maxAge().toNanos();
+    this.readOnlyBegin = config.readOnlyBegin();
     int id = SEQUENCE.incrementAndGet();
     String app = config.applicationName();
     this.credentials = new RouterCredentials(config);
@@ -109,7 +115,7 @@ final class Router implements AutoCloseable, RouterMXBean {
         config.poolTimeout().toNanos(), "fallbackPoolSize");
     this.fallback = fallbackSessions.feeds(Pools.create(app + "-fallback-" + id, Route.FALLBACK,
         fallbackSessions, config.fallbackPoolSize(), 0, config.poolTimeout(),
-        config.maxLifetime(), config.poolIdleTimeout(), config.readOnlyBegin()));
+        config.maxLifetime(), config.poolIdleTimeout()));
     fallbackCap.attach(fallback, null);
     this.fallbackBudget = FallbackBudget.join(config);
 
@@ -144,7 +150,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       HikariDataSource pool = capped.feeds(Pools.create(app + "-replica-" + name + "-" + id,
           Route.REPLICA, new ReplicaSessions(capped, watcher, servers, pooled::perTransaction),
           config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime(),
-          config.poolIdleTimeout(), config.readOnlyBegin()));
+          config.poolIdleTimeout()));
       alerts[i] = new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
           listeners);
       watcher.alertWith(alerts[i]);

@@ -49,7 +49,8 @@ final class TransactionSettings {
   final int blockResults;
   /**
    * The same without {@code transaction_read_only}, for a transaction pgjdbc begins with
-   * {@code BEGIN READ ONLY} (a read route's session, {@link Pools}): one statement fewer.
+   * {@code BEGIN READ ONLY} (a read route's session, {@link ReadBindings#bind}): one statement
+   * fewer.
    */
   final String blockAfterReadOnlyBegin;
   final int blockAfterReadOnlyBeginResults;

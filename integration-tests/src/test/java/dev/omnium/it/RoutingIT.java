@@ -142,6 +142,49 @@ class RoutingIT {
     }
   }
 
+  /**
+   * A read session is read-only by its startup packet, so pgjdbc begins its transactions with a
+   * plain {@code BEGIN}: the server takes {@code transaction_read_only} from the session's default
+   * (source {@code override}) instead of setting it for each transaction ({@code BEGIN READ ONLY},
+   * source {@code session}, as pgjdbc straight does), which costs it a setting per transaction.
+   * Writes still fail 25006 on both read routes.
+   */
+  @Test
+  void readOnlyTransactionsTakeReadOnlyFromTheSessionDefault() throws Exception {
+    String app = app();
+    try (Connection c = open(app)) {
+      readOnlyOnceFresh(c);
+      assertTransactionReadOnlyFrom("override", c, true);
+    }
+    try (Connection c = DriverManager.getConnection(SANDBOX.primaryUrl(app + "fb", null))) {
+      c.setReadOnly(true);
+      assertTransactionReadOnlyFrom("override", c, false);
+    }
+    String plain = SANDBOX.pgjdbcUrlAs(SANDBOX.primary(), SANDBOX.cluster().user(), null, app, null);
+    try (Connection c = DriverManager.getConnection(plain)) {
+      c.setReadOnly(true); // pgjdbc: BEGIN READ ONLY, the contrast that shows the test can fail
+      assertTransactionReadOnlyFrom("session", c, false);
+    }
+  }
+
+  private static void assertTransactionReadOnlyFrom(String source, Connection c, boolean replica)
+      throws SQLException {
+    c.setAutoCommit(false);
+    String[] seen = Rows.first(c, "SELECT setting, source, pg_is_in_recovery()::text FROM pg_settings"
+        + " WHERE name = 'transaction_read_only'");
+    assertEquals("on", seen[0]);
+    assertEquals(source, seen[1]);
+    assertEquals(String.valueOf(replica), seen[2]);
+    SQLException e = assertThrows(SQLException.class, () -> {
+      try (Statement st = c.createStatement()) {
+        st.executeUpdate("INSERT INTO items VALUES (400, 'nope')");
+      }
+    });
+    assertEquals("25006", e.getSQLState());
+    c.rollback();
+    c.setAutoCommit(true);
+  }
+
   @Test
   void sessionSettingsArriveInTheStartupPacketPerRoute() throws Exception {
     String app = app();
