@@ -25,7 +25,7 @@ if [[ ! -f "$agent" ]]; then
 fi
 date="$(date -u +%Y-%m-%d)"
 results=benchmarks/results
-il_args=(--rounds "${ROUNDS:-1200}" --block 50 --warm-rounds 40 --threads 1 --forks 8)
+il_args=(--rounds "${ROUNDS:-1200}" --block 50 --warm-rounds 40 --warm-quiet-ms 2000 --threads 1 --forks 8)
 if [[ "${QUICK:-0}" == 1 ]]; then
   results=benchmarks/target/quick
   il_args=(--rounds 4 --block 10 --warm-rounds 1 --threads 1 --forks 2)
@@ -33,6 +33,8 @@ if [[ "${QUICK:-0}" == 1 ]]; then
 fi
 mkdir -p "$results"
 heap=(-Xms2g -Xmx2g -XX:+AlwaysPreTouch)
+# shellcheck source=benchmarks/halt-poll.sh
+source "$here/halt-poll.sh"
 otel=(-javaagent:"$agent" -Dotel.service.name=omnium-benchmarks -Dotel.traces.exporter=none
   -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.semconv-stability.opt-in=database/dup)
 start=$SECONDS

@@ -10,8 +10,9 @@
 #   4. runs case 1 with the contenders interleaved in paired rounds at 1, 4, 16 and 64 threads, and write
 #      transactions with readYourWrites=thread against off (dev.omnium.bench.Interleaved: drifting load
 #      cancels out of the ratios; the rounds spread over 8 forks, each a JVM and a cluster of its own, so that
-#      one JVM's compilation or one cluster's state does not move every round alike), writing
-#      benchmarks/results/<date>-interleaved.md,
+#      one JVM's compilation or one cluster's state does not move every round alike; each warm-up lasts
+#      until the JIT has compiled nothing for 2 s, so no contender is measured while its code is still
+#      being compiled), writing benchmarks/results/<date>-interleaved.md,
 #   5. records where the client cost of a read-only transaction goes with Java Flight Recorder
 #      (dev.omnium.bench.Profile), writing benchmarks/results/<date>-profile.md, every allocation of one
 #      by site (Profile --sites, a JVM without TLABs), and the client's CPU kernel included with Linux perf's
@@ -25,6 +26,8 @@
 # The measuring JVMs (JMH's forks too) run with a fixed, pre-touched heap: a growing heap's first
 # touch of each page is a page fault, about one per two transactions here, whose kernel time lands on
 # whichever contender happened to allocate then; a long-running service's heap has long been touched.
+# An idle vCPU polls before it halts while the run measures (benchmarks/halt-poll.sh; HALT_POLL_NS=keep
+# leaves the machine alone).
 # Expected duration on an idle 2-core machine: 17–25 minutes (JMH ~8, round trips ~1.5,
 # interleaved in 8 forks ~11, profiles ~3; the run of 2026-12-02 08:13 UTC took 901 s, the one of 13:43 UTC, with the longer profile, 1255 s on a slower machine, the one of 18:22 UTC, with the perf profile, 1299 s, the one of 20:24 UTC, with 8 forks and perf at 4 threads too, 1423 s); more when other work shares the machine (QUICK=1 took 15 minutes on
 # a machine shared by eight builds). Override the JMH settings
@@ -64,14 +67,18 @@ if [[ "${QUICK:-0}" == 1 ]]; then
 else
   jmh_default="-f 1 -wi 2 -w 1s -i 5 -r 1s -prof gc -e ScalingBenchmark.threads01|TracingBenchmark"
   rt_args=(--tx 1000)
-  il_args=(--rounds 2400 --block 50 --warm-rounds 40 --threads 1,4,16,64 --ryw-rounds 1500 --forks 8)
+  il_args=(--rounds 2400 --block 50 --warm-rounds 40 --warm-quiet-ms 2000 --threads 1,4,16,64 --ryw-rounds 1500 --forks 8)
   profile_args=(--tx 150000)
   alloc_args=(--tx 2000)
-  kernel_args=(--rounds 400 --block 50 --warm-rounds 40 --threads 1,4)
-  bouncer_args=(--tx 1000 --rounds 600 --block 50 --warm-rounds 20)
+  kernel_args=(--rounds 400 --block 50 --warm-rounds 40 --warm-quiet-ms 2000 --threads 1,4)
+  bouncer_args=(--tx 1000 --rounds 600 --block 50 --warm-rounds 20 --warm-quiet-ms 2000)
 fi
 jmh_args="${JMH_ARGS:-$jmh_default}"
 heap=(-Xms2g -Xmx2g -XX:+AlwaysPreTouch)
+if [[ "${REPORT_ONLY:-0}" != 1 ]]; then
+  # shellcheck source=benchmarks/halt-poll.sh
+  source benchmarks/halt-poll.sh
+fi
 if [[ $# -gt 0 ]]; then jmh_args="$*"; fi
 report() { # $1: the results prefix of the run, e.g. benchmarks/results/2026-12-03
   # case 9 of the run, else the newest committed one (REPORT_ONLY: an earlier run's)

@@ -44,7 +44,7 @@ import javax.sql.DataSource;
  * forks, then rounds within each.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.Interleaved [--rounds 40] [--block 200]
- *     [--warm-rounds 8] [--threads 1,4,16,64] [--ryw-rounds 0] [--ryw-only] [--forks 1] [--out file.md]</pre>
+ *     [--warm-rounds 8] [--warm-quiet-ms 0] [--threads 1,4,16,64] [--ryw-rounds 0] [--ryw-only] [--forks 1] [--out file.md]</pre>
  *
  * <p>{@code --ryw-only} skips the read-only rounds (a quick check of the write pair alone).
  */
@@ -195,6 +195,7 @@ public final class Interleaved {
         case "--rounds": rounds = Integer.parseInt(args[++i]); break;
         case "--block": block = Integer.parseInt(args[++i]); break;
         case "--warm-rounds": warmRounds = Integer.parseInt(args[++i]); break;
+        case "--warm-quiet-ms": warmQuietMillis = Long.parseLong(args[++i]); break;
         case "--ryw-rounds": rywRounds = Integer.parseInt(args[++i]); break;
         case "--forks": forks = Integer.parseInt(args[++i]); break;
         case "--threads":
@@ -355,23 +356,65 @@ public final class Interleaved {
     return out;
   }
 
-  /** Runs {@code rounds} measured rounds (after warm-up) of every contender in rotating order. */
+  /** How long the JIT must have compiled nothing before measured rounds begin; 0: no such rule. */
+  static long warmQuietMillis;
+  /** The warm-up gives up waiting for a quiet JIT after this long. */
+  static final long WARM_LIMIT_MILLIS = 120_000;
+
+  /**
+   * Runs {@code rounds} measured rounds of every contender in rotating order, after at least
+   * {@code warmRounds} warm-up rounds, continued until the JIT is quiet ({@link #warmQuietMillis}).
+   */
   static <K> Map<K, Series> interleave(K[] order, Map<K, DataSource> sources, int rounds, int warmRounds,
                                        int threads, int perThread, Crew.Op op) throws Exception {
     Map<K, Series> series = new LinkedHashMap<>();
     for (K k : order) series.put(k, new Series(rounds));
     int next = 0;
+    int round = 0;
     try (Crew crew = new Crew(threads)) {
-      for (int round = -warmRounds; round < rounds; round++) {
+      JitQuiet jit = new JitQuiet(warmQuietMillis, WARM_LIMIT_MILLIS);
+      for (int warm = 0; warm < warmRounds || !jit.quiet(); warm++, round++) {
+        if (jit.timedOut()) {
+          System.out.println("[interleaved] warm-up: the JIT still compiling after " + warm + " rounds");
+          break;
+        }
         for (int k = 0; k < order.length; k++) {
           K c = order[Math.floorMod(round + k, order.length)]; // rotate who goes first
+          crew.run(sources.get(c), perThread, next, op);
+          next += threads * perThread;
+        }
+        if (warm + 1 >= warmRounds && warmQuietMillis > 0 && jit.quiet()) {
+          System.out.printf(Locale.ROOT, "[interleaved] warm-up: %d rounds, %.1f s%n", warm + 1, jit.seconds());
+        }
+      }
+      for (int measured = 0; measured < rounds; measured++, round++) {
+        for (int k = 0; k < order.length; k++) {
+          K c = order[Math.floorMod(round + k, order.length)];
           Block b = crew.run(sources.get(c), perThread, next, op);
           next += threads * perThread;
-          if (round >= 0) series.get(c).put(round, b);
+          series.get(c).put(measured, b);
         }
       }
     }
     return series;
+  }
+
+  /** The warm-up's rule beyond its rounds, for the tables' text. */
+  static String warmRule() {
+    return warmQuietMillis <= 0 ? ""
+        : ", continued until the JIT had compiled nothing for " + warmQuietMillis + " ms";
+  }
+
+  /** The machine's halt polling while this ran (benchmarks/halt-poll.sh), for the tables' text. */
+  static String haltPolling() {
+    try {
+      long ns = Long.parseLong(Files.readString(
+          Path.of("/sys/module/haltpoll/parameters/guest_halt_poll_ns")).trim());
+      return ns == 0 ? " An idle vCPU halted at once (`guest_halt_poll_ns` 0)."
+          : " An idle vCPU polled for up to " + ns / 1000 + " µs before it halted (`guest_halt_poll_ns`).";
+    } catch (IOException | RuntimeException e) {
+      return "";
+    }
   }
 
   private static String markdown(int block, int warmRounds, int forks, Map<Contender, Series> series) {
@@ -381,9 +424,9 @@ public final class Interleaved {
     b.append(forks > 1
             ? "In each of " + forks + " forks (a JVM and a cluster of its own, run one after the other) the five "
                 + "data sources open side by side; " + rounds + " rounds in all (after " + warmRounds
-                + " warm-up rounds in each fork)"
+                + " warm-up rounds in each fork" + warmRule() + ")"
             : "One cluster, the five data sources open side by side; " + rounds + " rounds (after " + warmRounds
-                + " warm-up rounds)")
+                + " warm-up rounds" + warmRule() + ")")
         .append(" in which each contender runs ").append(block)
         .append(" Spring-shaped read-only transactions in turn, the order rotating every round. Ratios are paired: ")
         .append("each block against (a)'s block of the same round, seconds apart, so load that drifts over the run ")
@@ -391,7 +434,8 @@ public final class Interleaved {
         .append(forks > 1 ? " (forks resampled, then rounds within each)" : "")
         .append(". Client CPU and allocation: the measuring thread's, per transaction. (c) connects as a role of ")
         .append("its own: omnium caps the pooled sessions of a process per server, database and user, and two ")
-        .append("omnium data sources of one user in one JVM would share that cap (docs/operations.md, sizing).\n\n");
+        .append("omnium data sources of one user in one JVM would share that cap (docs/operations.md, sizing).")
+        .append(haltPolling()).append("\n\n");
     b.append("| contender | median µs/op | p25–p75 µs/op | median client CPU µs/op | median client B/op ")
         .append("| median ratio to (a) | 95% CI of the median ratio |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|\n");

@@ -38,7 +38,7 @@ import javax.sql.DataSource;
  * every one of them recorded; a sample is charged by its timestamp as at 1 thread.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.KernelProfile [--rounds 300]
- *     [--block 50] [--warm-rounds 40] [--threads 1] [--out file.md]</pre>
+ *     [--block 50] [--warm-rounds 40] [--warm-quiet-ms 0] [--threads 1] [--out file.md]</pre>
  */
 public final class KernelProfile {
   private static final Contender[] CONTENDERS = {Contender.REPLICA_POOL, Contender.OMNIUM_DRIVER,
@@ -68,6 +68,7 @@ public final class KernelProfile {
         case "--rounds": rounds = Integer.parseInt(args[++i]); break;
         case "--block": block = Integer.parseInt(args[++i]); break;
         case "--warm-rounds": warmRounds = Integer.parseInt(args[++i]); break;
+        case "--warm-quiet-ms": Interleaved.warmQuietMillis = Long.parseLong(args[++i]); break;
         case "--threads":
           threadCounts = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
           break;
@@ -135,7 +136,8 @@ public final class KernelProfile {
       cmd.addAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-XX:+PreserveFramePointer",
           "-cp", System.getProperty("java.class.path"), KernelProfile.class.getName(), "--record", dir.toString(),
           "--rounds", Integer.toString(rounds), "--block", Integer.toString(block),
-          "--warm-rounds", Integer.toString(warmRounds), "--threads", Integer.toString(threads)));
+          "--warm-rounds", Integer.toString(warmRounds), "--warm-quiet-ms", Long.toString(Interleaved.warmQuietMillis),
+          "--threads", Integer.toString(threads)));
       int rc = new ProcessBuilder(cmd).inheritIO().start().waitFor();
       if (rc != 0) throw new IllegalStateException("the recording JVM failed: exit " + rc);
       long pid = Long.parseLong(Files.readString(dir.resolve("pid")).trim());
@@ -173,7 +175,8 @@ public final class KernelProfile {
         }
         String tids = crew.linuxThreadIds();
         int i = 0;
-        for (int r = 0; r < warmRounds; r++) {
+        JitQuiet jit = new JitQuiet(Interleaved.warmQuietMillis, Interleaved.WARM_LIMIT_MILLIS);
+        for (int r = 0; (r < warmRounds || !jit.quiet()) && !jit.timedOut(); r++) {
           for (int k = 0; k < n; k++, i += threads * block) crew.run(sources[k], block, i, readTx);
         }
         Process perf = new ProcessBuilder("perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e", "cpu-clock",

@@ -39,7 +39,7 @@ import javax.sql.DataSource;
  * </ul>
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.omnium.bench.PgBouncerCase [--modes transaction,session]
- *     [--tx 500] [--rounds 200] [--block 50] [--warm-rounds 10] [--out file.md]</pre>
+ *     [--tx 500] [--rounds 200] [--block 50] [--warm-rounds 10] [--warm-quiet-ms 0] [--out file.md]</pre>
  * Exits non-zero when omnium adds a round trip or logs in per transaction (counted, so exact); a
  * ratio over the target is reported as missed but is a measurement of the machine it ran on.
  */
@@ -96,6 +96,7 @@ public final class PgBouncerCase {
         case "--rounds": rounds = Integer.parseInt(args[++i]); break;
         case "--block": block = Integer.parseInt(args[++i]); break;
         case "--warm-rounds": warmRounds = Integer.parseInt(args[++i]); break;
+        case "--warm-quiet-ms": Interleaved.warmQuietMillis = Long.parseLong(args[++i]); break;
         case "--out": out = Path.of(args[++i]); break;
         default: throw new IllegalArgumentException("unknown argument " + args[i]);
       }
@@ -107,7 +108,8 @@ public final class PgBouncerCase {
     md.append("Run ").append(LocalDate.now(ZoneOffset.UTC)).append(" on ")
         .append(Runtime.getRuntime().availableProcessors()).append(" cores, Java ")
         .append(System.getProperty("java.version")).append(", with the bouncers and servers on the same")
-        .append(" cores (and whatever else the machine was running).\n\n");
+        .append(" cores (and whatever else the machine was running).").append(Interleaved.haltPolling())
+        .append("\n\n");
     md.append("PgBouncer ").append(bouncerVersion()).append(" (the system's, its default configuration but for")
         .append(" listen port, authentication, database and `pool_mode`, and with session pooling")
         .append(" `default_pool_size = 100`: it holds a server session per client session, and the")
@@ -117,7 +119,7 @@ public final class PgBouncerCase {
         .append(" logged while the work ran (pools were full before). Read-only transactions: case 1's work,")
         .append(" one thread, ").append(rounds).append(" paired rounds of ").append(block)
         .append(" transactions per contender after ").append(warmRounds)
-        .append(" warm-up rounds; the ratio is the median of the per-round ratios to (a), with its bootstrap")
+        .append(" warm-up rounds").append(Interleaved.warmRule()).append("; the ratio is the median of the per-round ratios to (a), with its bootstrap")
         .append(" 95% interval. Target: a read-only transaction costs at most 1.1× (a)'s, at (a)'s round")
         .append(" trips. (a′), timed in the same rounds, is plain pgjdbc sending what omnium's read route")
         .append(" sends with each transaction's first statement behind a pooler, `")
