@@ -6,8 +6,9 @@
 # (the version otel-tests uses) into benchmarks/target/otel-agents. The spans are made and dropped
 # (exporter none): what is measured is the cost of tracing in the client, not of an exporter.
 #   benchmarks/otel.sh                 # 1200 rounds (ROUNDS=n) over 8 forks each, results/<date>-interleaved-otel*.md
-# Eight forks, not four: under the agent one JVM's cost differs from the next one's by microseconds
-# (observability.md, cost of tracing), so the median needs JVMs more than rounds.
+# Eight forks, each warmed up until the JIT is quiet: under the agent C2 compiles for up to half a
+# minute, and rounds measured meanwhile differ from one JVM to the next by microseconds
+# (observability.md, cost of tracing). Idle vCPUs poll while it measures (halt-poll.sh).
 #   QUICK=1 benchmarks/otel.sh         # a tooling check into benchmarks/target/quick
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
