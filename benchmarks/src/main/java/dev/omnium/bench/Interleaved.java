@@ -47,6 +47,10 @@ import javax.sql.DataSource;
  *     [--warm-rounds 8] [--warm-quiet-ms 0] [--threads 1,4,16,64] [--ryw-rounds 0] [--ryw-only] [--forks 1] [--out file.md]</pre>
  *
  * <p>{@code --ryw-only} skips the read-only rounds (a quick check of the write pair alone).
+ *
+ * <p>With {@code --warm-quiet-ms N} each warm-up goes on after its rounds until the JIT has compiled
+ * nothing for N ms ({@link JitQuiet}): rounds measured while C2 still compiles charge the contender
+ * with the most code for the compiler's work.
  */
 public final class Interleaved {
   private static final Contender[] CONTENDERS = {Contender.REPLICA_POOL, Contender.OMNIUM_DRIVER,
