@@ -377,30 +377,30 @@ public final class Interleaved {
     int round = 0;
     try (Crew crew = new Crew(threads)) {
       JitQuiet jit = new JitQuiet(warmQuietMillis, WARM_LIMIT_MILLIS);
-      for (int warm = 0; warm < warmRounds || !jit.quiet(); warm++, round++) {
-        if (jit.timedOut()) {
-          System.out.println("[interleaved] warm-up: the JIT still compiling after " + warm + " rounds");
-          break;
-        }
-        for (int k = 0; k < order.length; k++) {
-          K c = order[Math.floorMod(round + k, order.length)]; // rotate who goes first
-          crew.run(sources.get(c), perThread, next, op);
-          next += threads * perThread;
-        }
-        if (warm + 1 >= warmRounds && warmQuietMillis > 0 && jit.quiet()) {
-          System.out.printf(Locale.ROOT, "[interleaved] warm-up: %d rounds, %.1f s%n", warm + 1, jit.seconds());
-        }
+      while (round < warmRounds || !jit.quiet() && !jit.timedOut()) {
+        next = round(order, sources, crew, round++, next, perThread, op, null, 0);
       }
-      for (int measured = 0; measured < rounds; measured++, round++) {
-        for (int k = 0; k < order.length; k++) {
-          K c = order[Math.floorMod(round + k, order.length)];
-          Block b = crew.run(sources.get(c), perThread, next, op);
-          next += threads * perThread;
-          series.get(c).put(measured, b);
-        }
+      if (warmQuietMillis > 0) {
+        System.out.printf(Locale.ROOT, "[interleaved] warm-up: %d rounds, %.1f s%s%n", round, jit.seconds(),
+            jit.quiet() ? "" : ", the JIT still compiling");
+      }
+      for (int measured = 0; measured < rounds; measured++) {
+        next = round(order, sources, crew, round++, next, perThread, op, series, measured);
       }
     }
     return series;
+  }
+
+  /** One round: every contender's block, in the order rotated by {@code round}; recorded when {@code series}. */
+  private static <K> int round(K[] order, Map<K, DataSource> sources, Crew crew, int round, int next, int perThread,
+                               Crew.Op op, Map<K, Series> series, int measured) throws Exception {
+    for (int k = 0; k < order.length; k++) {
+      K c = order[Math.floorMod(round + k, order.length)]; // rotate who goes first
+      Block b = crew.run(sources.get(c), perThread, next, op);
+      next += crew.threads * perThread;
+      if (series != null) series.get(c).put(measured, b);
+    }
+    return next;
   }
 
   /** The warm-up's rule beyond its rounds, for the tables' text. */

@@ -176,7 +176,7 @@ public final class KernelProfile {
         String tids = crew.linuxThreadIds();
         int i = 0;
         JitQuiet jit = new JitQuiet(Interleaved.warmQuietMillis, Interleaved.WARM_LIMIT_MILLIS);
-        for (int r = 0; (r < warmRounds || !jit.quiet()) && !jit.timedOut(); r++) {
+        for (int r = 0; r < warmRounds || !jit.quiet() && !jit.timedOut(); r++) {
           for (int k = 0; k < n; k++, i += threads * block) crew.run(sources[k], block, i, readTx);
         }
         Process perf = new ProcessBuilder("perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e", "cpu-clock",
