@@ -129,6 +129,19 @@ final class Binding {
   }
 
   /**
+   * The settings its session set when it opened, where a pooler pins sessions ({@link
+   * PinnedSettings}); null otherwise. Read where the user's settings or a reset touch the
+   * session, never per transaction.
+   */
+  PinnedSettings pinned() {
+    if (route == Route.REPLICA) {
+      ReplicaSessionBase rs = replica;
+      return rs == null ? null : rs.pinned;
+    }
+    return router == null || route == null ? null : router.pinned(route);
+  }
+
+  /**
    * Released, before its logical connection's state is lent again: forgets the last session and
    * what was undone on it, so nothing keeps a session reachable or reaches the next user.
    */
@@ -336,7 +349,9 @@ final class Binding {
           c.setAutoCommit(true);
         }
         router.sessionResets.increment();
-        boolean clean = SessionReset.run(c, sql == SessionEffect.UNSURE);
+        PinnedSettings pinned = pinned();
+        boolean clean = SessionReset.run(c, sql == SessionEffect.UNSURE,
+            pinned == null ? null : pinned.set);
         // a setting still different afterwards is not ours to undo
         if (!clean || reportedChanged(pg, rs)) return closedForState();
       }

@@ -77,8 +77,9 @@ enum OmniumProperty {
   READ_YOUR_WRITES_TTL("readYourWritesTtl", "30s", Kind.DURATION,
       "How long after a write readYourWrites keeps reads on the primary"),
   POOLER("pooler", "auto", Kind.CHOICE, new String[] {"auto", "transaction"},
-      "Session settings (timeouts, read-only) travel in the startup packet; auto: per transaction"
-          + " instead on a server that refuses or drops them (PgBouncer); transaction: always per"
+      "Session settings (timeouts, read-only) travel in the startup packet; auto: where a server"
+          + " refuses or drops them (PgBouncer), once per session if the pooler is proven to pin"
+          + " and reset sessions (session pooling), else per transaction; transaction: always per"
           + " transaction (RDS Proxy, a pooler that passes startup options on)");
 
   /** Value kinds; {@link #expected} is the accepted form quoted in error messages. */

@@ -127,6 +127,15 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
   }
 
   /**
+   * Its settings where a pooler pins sessions and each sets them once when it opens; null where
+   * the startup packet carries them or each transaction does.
+   */
+  PinnedSettings pinned() {
+    StartupSettings s = startup;
+    return s == null ? null : s.pinned();
+  }
+
+  /**
    * Reports this connector's logins to {@code logins} (null: to no one) as logins with the
    * credential set {@code digest}, which its properties hold.
    */
@@ -288,18 +297,23 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
   private Connection login(Properties props) throws SQLException {
     StartupSettings st = startup;
     Connection c;
+    boolean sentOptions = st != null && st.sendsOptions();
+    // the proof of session pinning: client connections of the same pool, without the options
+    SessionPinning.Opener opener = () -> connectOnce(StartupSettings.withoutOptions(props));
     try {
-      c = connectOnce(props, st);
+      c = connectOnce(st == null || sentOptions ? props : st.forConnect(props, description));
     } catch (SQLException e) {
-      if (st == null || !st.refused(e, description)) throw e;
-      c = connectOnce(props, st); // without the options a pooler refused
+      if (st == null || !st.refused(e, description, sentOptions, opener)) throw e;
+      sentOptions = false;
+      // without the options a pooler refused
+      c = connectOnce(st.forConnect(props, description));
     }
     if (c == null) {
       throw new SQLException("omnium: pgjdbc refused the URL for " + description, "08001");
     }
-    if (st != null && st.unchecked()) {
+    if (st != null) {
       try {
-        st.check(c, description);
+        st.settle(c, description, sentOptions, opener);
       } catch (SQLException | RuntimeException e) {
         c.close();
         throw e;
@@ -322,8 +336,7 @@ final class PgConnector implements DataSource, PoolWait.Refusals {
     return c;
   }
 
-  private Connection connectOnce(Properties props, StartupSettings st) throws SQLException {
-    Properties p = st == null ? props : st.forConnect(props, description);
+  private Connection connectOnce(Properties p) throws SQLException {
     int login = loginTimeoutSeconds;
     if (login > 0 && p.getProperty("loginTimeout") == null) {
       Properties q = new Properties();

@@ -41,6 +41,11 @@ abstract class ReplicaSessionBase extends DelegatingWrapper<Connection> implemen
    */
   TransactionSettings perTransaction;
   /**
+   * The settings this session set when it opened, where a pooler pins sessions ({@link
+   * PinnedSettings}); a reset sets them again. Null otherwise.
+   */
+  PinnedSettings pinned;
+  /**
    * The lag watcher of the server this session reached (its address may reach several: {@link
    * ServerWatchers}); the session serves reads only while that server is fresh.
    */

@@ -2,7 +2,6 @@ package dev.omnium.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -14,23 +13,25 @@ final class ReplicaSessions extends DelegatingDataSource {
   /** The servers its address reaches; null: sessions are not asked which server they reached. */
   private final ServerWatchers servers;
   private final LagWatcher watcher;
-  /** What each transaction sets behind a pooler, known once the connector has connected. */
-  private final Supplier<TransactionSettings> perTransaction;
+  /** How its sessions got their settings, known once it has connected; null: the packet. */
+  private final PgConnector settings;
 
   ReplicaSessions(DataSource connector, LagWatcher watcher) {
-    this(connector, watcher, null, () -> null);
+    this(connector, watcher, null, null);
   }
 
   /**
    * @param servers the servers of the address, which each new session learns it reached (one
    *     query when it opens), or null
+   * @param settings the connector its sessions come from, which knows how they got their
+   *     settings ({@link StartupSettings}); null when the startup packet carries them
    */
   ReplicaSessions(DataSource connector, LagWatcher watcher, ServerWatchers servers,
-      Supplier<TransactionSettings> perTransaction) {
+      PgConnector settings) {
     super(connector);
     this.watcher = watcher;
     this.servers = servers;
-    this.perTransaction = perTransaction;
+    this.settings = settings;
   }
 
   @Override
@@ -76,7 +77,10 @@ final class ReplicaSessions extends DelegatingDataSource {
     ReplicaSession s = new ReplicaSession(c, () -> server.state() == LagWatcher.State.OK
         && server.effectiveLagNanos(System.nanoTime()) != Long.MAX_VALUE);
     s.server = server;
-    s.perTransaction = perTransaction.get();
+    if (settings != null) {
+      s.perTransaction = settings.perTransaction();
+      s.pinned = settings.pinned();
+    }
     return s;
   }
 }

@@ -148,7 +148,7 @@ final class Router implements AutoCloseable, RouterMXBean {
       ServerWatchers servers = watcher.servers();
       // No idle session until the watcher saw a standby there (ReplicaEndpoint).
       HikariDataSource pool = capped.feeds(Pools.create(app + "-replica-" + name + "-" + id,
-          Route.REPLICA, new ReplicaSessions(capped, watcher, servers, pooled::perTransaction),
+          Route.REPLICA, new ReplicaSessions(capped, watcher, servers, pooled),
           config.replicaPoolSize(), 0, config.replicaAcquireTimeout(), config.maxLifetime(),
           config.poolIdleTimeout()));
       alerts[i] = new LagAlert(name, config.lagAlertThreshold(), config.lagAlertAfter(),
@@ -342,6 +342,16 @@ final class Router implements AutoCloseable, RouterMXBean {
   TransactionSettings perTransaction(Route route) {
     return route == Route.PRIMARY ? primaryConnector.perTransaction()
         : route == Route.FALLBACK ? fallbackConnector.perTransaction() : null;
+  }
+
+  /**
+   * The settings a primary or fallback session set when it opened, where a pooler pins sessions
+   * ({@link PinnedSettings}); null otherwise. A replica session carries its own ({@link
+   * ReplicaSessionBase#pinned}).
+   */
+  PinnedSettings pinned(Route route) {
+    return route == Route.PRIMARY ? primaryConnector.pinned()
+        : route == Route.FALLBACK ? fallbackConnector.pinned() : null;
   }
 
   private ObjectName register(String app) {

@@ -15,7 +15,10 @@ import java.sql.Statement;
  * (SQL prepared statements, cursors held past their transaction, channels listened to, temporary
  * objects; pg_cursors also lists the protocol's portal of the check itself, never holdable), whose
  * answer closes the session instead of lending it. The check reads only the backend's own lists
- * and, when the session has a temporary schema, the catalog rows in it.
+ * and, when the session has a temporary schema, the catalog rows in it. Where the settings were
+ * set for the session instead of sent in the startup packet (a pooler that pins sessions, {@link
+ * SessionPinning}), {@code RESET ALL} goes back to the server's defaults: the same round trip sets
+ * them again.
  */
 final class SessionReset {
   static final String RESET = "RESET SESSION AUTHORIZATION; RESET ROLE; RESET ALL";
@@ -36,15 +39,19 @@ final class SessionReset {
   /**
    * Resets {@code c} (in autocommit, no transaction open), and checks it when {@code check}.
    *
+   * @param perSession the settings the session set when it opened, set again after the reset;
+   *     null when its startup packet carried them
    * @return false when the check found state the session must be closed for
    */
-  static boolean run(Connection c, boolean check) throws SQLException {
+  static boolean run(Connection c, boolean check, String perSession) throws SQLException {
+    String reset = perSession == null ? RESET : RESET + "; " + perSession;
     try (Statement st = c.createStatement()) {
-      boolean rows = st.execute(check ? CHECK : RESET);
+      boolean rows = st.execute(check ? reset + "; SELECT pg_advisory_unlock_all(); " + LEFT
+          : reset);
       if (!check) return true;
-      // the results in order: three commands, the unlock's row, then the check's
+      // the results in order: the commands, the unlock's row, then the check's
       int seen = 0;
-      for (int result = 0; result < 5; result++) {
+      while (rows || st.getUpdateCount() != -1) {
         if (rows && ++seen == 2) {
           try (ResultSet rs = st.getResultSet()) {
             return rs.next() && !rs.getBoolean(1);

@@ -205,7 +205,7 @@ final class SessionState {
     } else if (!sqlSettings.isEmpty()) {
       if (!lent) c.setAutoCommit(lent = true); // the replay is no part of the unit of work
       b.saw(SessionEffect.SETTING);
-      sqlSettings.replayOn(b.session(), b.route());
+      sqlSettings.replayOn(b.session(), b.route(), b.pinned());
     }
     if (autoCommit != lent) c.setAutoCommit(autoCommit);
   }
@@ -275,6 +275,8 @@ final class SessionState {
     }
     if (params != null) changes.replaceAll(c -> c.withParams(params.copy()));
     Connection session = b != null ? b.session() : target;
+    PinnedSettings pinned = b == null ? null : b.pinned();
+    if (pinned != null) SqlSettings.restore(session, changes, pinned);
     if (!autoCommit || PgTransactionState.inTransactionOn(session)) {
       sqlSettings.pend(changes);
       pendingOn = b;
@@ -331,7 +333,7 @@ final class SessionState {
     boolean ac = c.getAutoCommit();
     if (!ac) c.setAutoCommit(true); // no transaction is open on it (setReadOnly refuses then)
     try {
-      SqlSettings.replayChanges(b.session(), changes, b.route());
+      SqlSettings.replayChanges(b.session(), changes, b.route(), b.pinned());
     } finally {
       if (!ac) c.setAutoCommit(false);
     }

@@ -25,14 +25,17 @@ import java.util.Locale;
 final class SqlSettings {
   private static final List<SqlSetting> NONE = List.of();
 
+  /** The timeouts a read route keeps at most its own of, whatever the user sets. */
+  static final List<String> CAPPED =
+      List.of("statement_timeout", "idle_in_transaction_session_timeout");
   /**
    * Each timeout back to at most the route's own, which the startup packet gave ({@code
-   * reset_val}): a user's longer or zero ("none") value never removes it.
+   * reset_val}): a user's longer or zero ("none") value never removes it. A session that set its
+   * settings itself caps them at its own values instead ({@link PinnedSettings#timeoutCaps}).
    */
-  private static final String ROUTE_TIMEOUTS = "SELECT set_config(name, CASE WHEN"
-      + " reset_val::bigint > 0 AND (setting::bigint = 0 OR setting::bigint > reset_val::bigint)"
-      + " THEN reset_val ELSE setting END, false) FROM pg_settings"
-      + " WHERE name IN ('statement_timeout', 'idle_in_transaction_session_timeout')";
+  private static final String ROUTE_TIMEOUTS = timeoutCaps("pg_settings s",
+      "s.reset_val::bigint") + " WHERE s.name IN ('statement_timeout',"
+      + " 'idle_in_transaction_session_timeout')";
   private static final String READ_ONLY = "SET default_transaction_read_only = on";
 
   /** The settings in force, SET changes only, in the order they were made. */
@@ -220,26 +223,31 @@ final class SqlSettings {
    * Replays every setting on a session just bound, in one round trip (one more per setting set
    * by a prepared statement with bound values), the session in autocommit. On a read route the
    * route's protections hold after the user's settings.
+   *
+   * @param pinned the settings the session set itself when it opened (a pooler that pins
+   *     sessions), or null
    */
-  void replayOn(Connection session, Route route) throws SQLException {
+  void replayOn(Connection session, Route route, PinnedSettings pinned) throws SQLException {
     boolean read = route == Route.REPLICA || route == Route.FALLBACK;
-    String text = read ? readReplay : primaryReplay;
+    // a pinned session's text is not kept (rare): a kept one is always the startup packet's
+    String text = pinned != null ? replayText(items, read, pinned)
+        : read ? readReplay : primaryReplay;
     if (text == null) {
-      text = replayText(items, read);
+      text = replayText(items, read, null);
       if (read) {
         readReplay = text;
       } else {
         primaryReplay = text;
       }
     }
-    run(session, text, items, read);
+    run(session, text, items, read, pinned);
   }
 
   /** Applies changes that took effect on another session of the same logical connection. */
-  static void replayChanges(Connection session, List<SqlSetting> changes, Route route)
-      throws SQLException {
+  static void replayChanges(Connection session, List<SqlSetting> changes, Route route,
+      PinnedSettings pinned) throws SQLException {
     boolean read = route == Route.REPLICA || route == Route.FALLBACK;
-    run(session, replayText(changes, read), changes, read);
+    run(session, replayText(changes, read, pinned), changes, read, pinned);
   }
 
   /**
@@ -247,7 +255,7 @@ final class SqlSettings {
    * change has any, the protections; otherwise those run after the bound ones.
    */
   private static void run(Connection session, String text, List<SqlSetting> changes,
-                          boolean read) throws SQLException {
+                          boolean read, PinnedSettings pinned) throws SQLException {
     Object quiet = Tracing.quietBegin(); // omnium's own statements: no span (see Tracing)
     try {
       execute(session, text);
@@ -260,7 +268,25 @@ final class SqlSettings {
           ps.execute();
         }
       }
-      if (bound && read) execute(session, protections(changes));
+      if (bound && pinned != null) execute(session, pinned.restoring(changes));
+      if (bound && read) execute(session, protections(changes, pinned));
+    } finally {
+      Tracing.quietEnd(quiet);
+    }
+  }
+
+  /**
+   * After the user's {@code changes} ran on a session that set its settings itself ({@code
+   * pinned}): sets again those a RESET took back to the server's defaults, as the startup
+   * packet's values are elsewhere (in the user's transaction, when one is open).
+   */
+  static void restore(Connection session, List<SqlSetting> changes, PinnedSettings pinned)
+      throws SQLException {
+    String text = pinned.restoring(changes);
+    if (text.isEmpty()) return;
+    Object quiet = Tracing.quietBegin();
+    try {
+      execute(session, text);
     } finally {
       Tracing.quietEnd(quiet);
     }
@@ -273,8 +299,12 @@ final class SqlSettings {
     }
   }
 
-  /** The changes without bound values (then a read route's protections) as one string. */
-  private static String replayText(List<SqlSetting> changes, boolean read) {
+  /**
+   * The changes without bound values (then what a pinned session's resets undid, and a read
+   * route's protections) as one string.
+   */
+  private static String replayText(List<SqlSetting> changes, boolean read,
+      PinnedSettings pinned) {
     StringBuilder b = new StringBuilder();
     boolean bound = false;
     for (SqlSetting c : changes) {
@@ -284,12 +314,13 @@ final class SqlSettings {
         append(b, c.action() == SqlSetting.SET ? c.sql() : c.resetSql());
       }
     }
-    if (read && !bound) append(b, protections(changes));
+    if (pinned != null && !bound) append(b, pinned.restoring(changes));
+    if (read && !bound) append(b, protections(changes, pinned));
     return b.toString();
   }
 
   /** What a read route restores after {@code changes}: read-only, its own timeouts at most. */
-  private static String protections(List<SqlSetting> changes) {
+  private static String protections(List<SqlSetting> changes, PinnedSettings pinned) {
     StringBuilder b = new StringBuilder();
     boolean readOnly = false;
     boolean timeouts = false;
@@ -300,8 +331,18 @@ final class SqlSettings {
           || c.key().equals("idle_in_transaction_session_timeout");
     }
     if (readOnly) append(b, READ_ONLY);
-    if (timeouts) append(b, ROUTE_TIMEOUTS);
+    if (timeouts) append(b, pinned != null ? pinned.timeoutCaps : ROUTE_TIMEOUTS);
     return b.toString();
+  }
+
+  /**
+   * The statement that sets each capped timeout {@code s.name} of {@code from} to the route's
+   * {@code cap} where the session's is unlimited or longer (a cap of 0 caps nothing).
+   */
+  static String timeoutCaps(String from, String cap) {
+    return "SELECT set_config(s.name, CASE WHEN " + cap + " > 0 AND (s.setting::bigint = 0 OR"
+        + " s.setting::bigint > " + cap + ") THEN " + cap + "::text ELSE s.setting END, false)"
+        + " FROM " + from;
   }
 
   private static void append(StringBuilder b, String sql) {

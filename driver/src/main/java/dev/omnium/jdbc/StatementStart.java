@@ -7,7 +7,8 @@ import java.util.Locale;
  * transaction control (it must run as it is: {@code SET TRANSACTION} must come first in its
  * transaction, {@code BEGIN} opens one), a statement PostgreSQL refuses inside a transaction
  * block ({@code VACUUM}, {@code CREATE INDEX CONCURRENTLY}, {@code CREATE DATABASE}, a procedure
- * that may commit), or anything else. Reads the first two words only (and looks for
+ * that may commit), {@code DISCARD} (refused there too, and it reads or writes no data), or
+ * anything else. Reads the first two words only (and looks for
  * {@code CONCURRENTLY} after {@code CREATE}, {@code DROP}, {@code ALTER} or {@code REINDEX}),
  * allocating nothing for the usual statement.
  */
@@ -15,10 +16,11 @@ final class StatementStart {
   static final int OTHER = 0;
   static final int TRANSACTION_CONTROL = 1;
   static final int NO_TRANSACTION_BLOCK = 2;
+  static final int DISCARD = 3;
 
   private static final String[] CONTROL = {"BEGIN", "START", "COMMIT", "END", "ROLLBACK",
       "ABORT", "SAVEPOINT", "RELEASE"};
-  private static final String[] OUTSIDE_BLOCK = {"VACUUM", "CLUSTER", "DISCARD", "CALL"};
+  private static final String[] OUTSIDE_BLOCK = {"VACUUM", "CLUSTER", "CALL"};
   private static final String[] OUTSIDE_BLOCK_OBJECTS = {"DATABASE", "TABLESPACE", "SUBSCRIPTION",
       "SYSTEM"};
 
@@ -32,6 +34,7 @@ final class StatementStart {
     for (String w : CONTROL) {
       if (is(sql, first, end, w)) return TRANSACTION_CONTROL;
     }
+    if (is(sql, first, end, "DISCARD")) return DISCARD;
     for (String w : OUTSIDE_BLOCK) {
       if (is(sql, first, end, w)) return NO_TRANSACTION_BLOCK;
     }

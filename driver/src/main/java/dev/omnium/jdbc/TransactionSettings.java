@@ -33,7 +33,8 @@ import org.postgresql.util.PSQLState;
  * {@code executeQuery}/{@code executeUpdate} gets the settings in an execute of their own just
  * before it: one round trip more, and in autocommit mode it runs in a transaction of its own
  * (two). Transaction control ({@code BEGIN}, {@code COMMIT}, {@code SET TRANSACTION} ...) runs
- * as it is, and a transaction it opens gets the settings with its next statement. On the primary
+ * as it is, and a transaction it opens gets the settings with its next statement, as does
+ * {@code DISCARD} (refused in a transaction block, it touches no data). On the primary
  * route, what PostgreSQL refuses in a transaction block ({@code VACUUM}, {@code CREATE INDEX
  * CONCURRENTLY}, ...) and callable statements in autocommit mode (a procedure may commit) run
  * without them: the server's defaults apply there.
@@ -117,7 +118,7 @@ final class TransactionSettings {
   }
 
   /** A value as SET takes it: each comma-separated element a literal (lists: search_path). */
-  private static String value(String v) {
+  static String value(String v) {
     StringBuilder b = new StringBuilder();
     for (String part : v.split(",", -1)) {
       b.append(b.length() == 0 ? "" : ", ").append(literal(part.trim()));
@@ -197,7 +198,8 @@ final class TransactionSettings {
     String text = sql != null ? sql : st instanceof LogicalPreparedStatement
         ? ((LogicalPreparedStatement) st).sql : null;
     int kind = text == null ? StatementStart.OTHER : StatementStart.of(text);
-    if (kind == StatementStart.TRANSACTION_CONTROL) return NONE;
+    // DISCARD is refused in a transaction block and touches no data: as it is, on every route
+    if (kind == StatementStart.TRANSACTION_CONTROL || kind == StatementStart.DISCARD) return NONE;
     // the primary's own: no read-only to keep, and they cannot run in a transaction block (a
     // procedure called in autocommit mode may commit)
     if (route == Route.PRIMARY && (kind == StatementStart.NO_TRANSACTION_BLOCK

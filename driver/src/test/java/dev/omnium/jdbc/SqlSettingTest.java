@@ -10,7 +10,9 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Which setting each SQL change touches, and what a logical connection keeps of them. */
@@ -133,6 +135,44 @@ class SqlSettingTest {
         replayed(s, Route.PRIMARY), "the primary takes the user's values as they are");
   }
 
+  /** A replica session behind a pooler that pins sessions: it set these itself. */
+  private static PinnedSettings pinnedReplica() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("statement_timeout", "2000");
+    m.put("idle_in_transaction_session_timeout", "30000");
+    m.put("default_transaction_read_only", "on");
+    return new PinnedSettings(m);
+  }
+
+  @Test
+  void aPinnedSessionCapsItsTimeoutsAtItsOwnValuesNotTheServersDefaults() throws Exception {
+    SqlSettings s = new SqlSettings();
+    s.record(SqlSetting.parse("SET statement_timeout = 0"));
+    List<String> read = replayed(s, Route.REPLICA, pinnedReplica());
+    assertEquals(1, read.size(), "one round trip");
+    // RESET would go back to the server's default here: the caps are the session's own values
+    assertTrue(read.get(0).startsWith("SET statement_timeout = 0; SELECT set_config(s.name,"
+        + " CASE WHEN r.v > 0"), read.get(0));
+    assertTrue(read.get(0).endsWith(" FROM (VALUES ('statement_timeout', 2000),"
+        + " ('idle_in_transaction_session_timeout', 30000)) r(name, v) JOIN pg_settings s"
+        + " USING (name)"), read.get(0));
+  }
+
+  @Test
+  void aResetOnAPinnedSessionGoesBackToItsOwnValues() throws Exception {
+    PinnedSettings pinned = pinnedReplica();
+    assertEquals("SET statement_timeout = '2000'; SET idle_in_transaction_session_timeout ="
+        + " '30000'; SET default_transaction_read_only = 'on'",
+        pinned.restoring(SqlSetting.parse("RESET ALL")));
+    assertEquals("SET statement_timeout = '2000'",
+        pinned.restoring(SqlSetting.parse("RESET statement_timeout")));
+    assertEquals("SET idle_in_transaction_session_timeout = '30000';"
+        + " SET default_transaction_read_only = 'on'",
+        pinned.restoring(SqlSetting.parse("DISCARD ALL; SET statement_timeout = 0")),
+        "a setting the user set after the reset stays theirs");
+    assertEquals("", pinned.restoring(SqlSetting.parse("SET TIME ZONE 'UTC'")));
+  }
+
   @Test
   void settingsOfATransactionHoldOnceItCommits() {
     SqlSettings s = new SqlSettings();
@@ -162,6 +202,12 @@ class SqlSettingTest {
 
   /** What the replay sends to a session: each statement's SQL. */
   private static List<String> replayed(SqlSettings s, Route route) throws Exception {
+    return replayed(s, route, null);
+  }
+
+  /** The same on a session that set its settings itself ({@code pinned}). */
+  private static List<String> replayed(SqlSettings s, Route route, PinnedSettings pinned)
+      throws Exception {
     List<String> sent = new ArrayList<>();
     InvocationHandler statement = (proxy, m, args) -> {
       if (m.getName().equals("execute")) sent.add((String) args[0]);
@@ -171,7 +217,7 @@ class SqlSettingTest {
     InvocationHandler connection = (proxy, m, args) -> m.getName().equals("createStatement")
         ? Proxy.newProxyInstance(loader, new Class<?>[] {Statement.class}, statement) : null;
     s.replayOn((Connection) Proxy.newProxyInstance(loader,
-        new Class<?>[] {Connection.class}, connection), route);
+        new Class<?>[] {Connection.class}, connection), route, pinned);
     return sent;
   }
 }

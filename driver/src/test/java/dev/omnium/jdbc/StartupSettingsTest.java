@@ -39,21 +39,41 @@ class StartupSettingsTest {
     Properties p = props();
     assertSame(p, s.forConnect(p, "api primary"), "the startup packet carries them at first");
     assertNull(s.perTransaction());
-    assertTrue(s.unchecked());
+    assertTrue(s.sendsOptions());
     assertFalse(s.refused(new SQLException("FATAL: password authentication failed", "28P01"),
-        "api primary"));
-    assertTrue(s.refused(REFUSED, "api primary"));
+        "api primary", true, null));
+    assertTrue(s.refused(REFUSED, "api primary", true, null));
     Properties q = s.forConnect(p, "api primary");
     assertNull(q.getProperty("options"));
     assertEquals("api", q.getProperty("ApplicationName"));
     assertNotNull(p.getProperty("options"), "the connector's own properties are left alone");
     assertTrue(s.perTransaction().block.startsWith("SET LOCAL statement_timeout = '15000';"));
-    assertFalse(s.unchecked());
+    assertFalse(s.sendsOptions());
+    assertNull(s.pinned(), "omnium's own sessions never set them for the session");
     // refused again without our options: a pgjdbc property the pooler does not track
     SQLException again = assertThrows(SQLException.class, () -> s.refused(
-        new SQLException("FATAL: unsupported startup parameter: search_path", "08P01"), "api"));
+        new SQLException("FATAL: unsupported startup parameter: search_path", "08P01"), "api",
+        false, null));
     assertTrue(again.getMessage().contains("currentSchema")
         && again.getMessage().contains("ignore_startup_parameters"), again.getMessage());
+  }
+
+  @Test
+  void withoutProofOfPinnedSessionsTheApplicationsRoutesGetThemPerTransaction()
+      throws SQLException {
+    StartupSettings s = new StartupSettings(primary(), null, false, true);
+    int[] opened = {0};
+    assertTrue(s.refused(REFUSED, "api primary", true, () -> {
+      opened[0]++;
+      throw new SQLException("the pooler's pool is full", "08001");
+    }));
+    assertEquals(1, opened[0], "the proof was tried");
+    assertNull(s.pinned());
+    assertTrue(s.perTransaction().block.startsWith("SET LOCAL statement_timeout = '15000';"));
+    // decided once: a second refusal (a connect that was under way) tries nothing more
+    assertTrue(s.refused(REFUSED, "api primary", true, () -> {
+      throw new AssertionError("tried again");
+    }));
   }
 
   @Test

@@ -81,5 +81,6 @@ class TransactionSettingsTest {
     assertEquals(StatementStart.NO_TRANSACTION_BLOCK, StatementStart.of("CREATE DATABASE d"));
     assertEquals(StatementStart.NO_TRANSACTION_BLOCK, StatementStart.of("ALTER SYSTEM SET x = 1"));
     assertEquals(StatementStart.NO_TRANSACTION_BLOCK, StatementStart.of("CALL p()"));
+    assertEquals(StatementStart.DISCARD, StatementStart.of("discard all"));
   }
 }

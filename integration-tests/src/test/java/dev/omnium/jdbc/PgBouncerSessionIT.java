@@ -13,4 +13,9 @@ class PgBouncerSessionIT extends PgBouncerSuite {
   PgSandbox sandbox() {
     return SANDBOX;
   }
+
+  @Override
+  boolean pinsSessions() {
+    return true;
+  }
 }

@@ -14,8 +14,10 @@ import dev.omnium.sandbox.testkit.Poll;
 import dev.omnium.sandbox.testkit.RouterBean;
 import dev.omnium.sandbox.testkit.Where;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -56,6 +58,15 @@ abstract class PgBouncerSuite {
   }
 
   abstract PgSandbox sandbox();
+
+  /**
+   * Whether the bouncer pins a server session to each client and resets it when the client leaves
+   * (session pooling with PgBouncer's default server_reset_query), which omnium proves: its
+   * sessions then set their settings once each, nothing per transaction.
+   */
+  boolean pinsSessions() {
+    return false;
+  }
 
   /**
    * Each test's routers close after it: with session pooling every omnium session holds one of the
@@ -349,6 +360,106 @@ abstract class PgBouncerSuite {
     }
   }
 
+  /**
+   * A RESET goes back to the route's settings, not to the server's defaults, whichever way the
+   * sessions got them: a read route stays read-only and keeps its timeouts.
+   */
+  @Test
+  void aResetByTheApplicationKeepsTheRoutesSettings() throws Exception {
+    try (Connection c = DriverManager.getConnection(fallbackUrl(app()))) {
+      c.setReadOnly(true);
+      for (String reset : List.of("RESET ALL", "DISCARD ALL", "RESET statement_timeout")) {
+        try (Statement st = c.createStatement()) {
+          st.execute("SET statement_timeout = '1min'");
+          st.execute(reset);
+        }
+        assertEquals("25006", sqlState(c, "INSERT INTO bounced VALUES (103, 'after a reset')"),
+            "a write after " + reset + " on the fallback route");
+        assertEquals(List.of("3s", "700ms", "on", "f"), autocommit(settings(c)).subList(0, 4),
+            "an autocommit read after " + reset);
+        c.setAutoCommit(false);
+        assertEquals(List.of("3s", "30s", "700ms", "on", "f"), settings(c).subList(0, 5),
+            "a read-only transaction after " + reset);
+        c.commit();
+        c.setAutoCommit(true);
+      }
+    }
+    try (Connection c = open(app())) {
+      try (Statement st = c.createStatement()) {
+        st.execute("SET statement_timeout = '1min'");
+        st.execute("RESET ALL");
+      }
+      assertEquals(List.of("3s", "700ms", "off", "f"), autocommit(settings(c)).subList(0, 4),
+          "the primary after RESET ALL");
+    }
+    assertNull(sandbox().queryOne(sandbox().primary(),
+        "SELECT v FROM bounced WHERE id = 103"), "nothing was written");
+  }
+
+  /**
+   * What the replica's server logged ({@code log_statement = all}) for a hundred read-only
+   * transactions: no statement of omnium's own where the bouncer pins sessions (the session set
+   * its settings once when it opened), the route's {@code SET LOCAL}s with each one otherwise.
+   */
+  @Test
+  void aReadOnlyTransactionSendsItsSettingsOnlyWhereSessionsAreShared() throws Exception {
+    String app = app();
+    PgNode replica = sandbox().replica();
+    try (Connection c = open(app)) {
+      awaitReplica(c);
+      c.setAutoCommit(false);
+      one(c, "SELECT count(*) FROM bounced"); // the session is open before the log is
+      c.commit();
+      logStatements(replica, true);
+      long from;
+      long to;
+      try {
+        // a session takes the setting when it next finishes a command: wait for one of ours
+        long start = Files.size(replica.logFile());
+        Poll.until(Duration.ofSeconds(10), "a logged read of " + app, () -> {
+          one(c, "SELECT 'omnium-read-marker'");
+          c.commit();
+          return logged(replica, start, Files.size(replica.logFile()))
+              .contains("omnium-read-marker");
+        });
+        from = Files.size(replica.logFile());
+        for (int i = 0; i < 100; i++) {
+          assertEquals("t", one(c, "SELECT pg_is_in_recovery()"));
+          c.commit();
+        }
+        assertEquals(List.of("2s", "30s", "0", "on", "t", app + ":replica"), settings(c));
+        c.commit();
+        to = Files.size(replica.logFile());
+      } finally {
+        logStatements(replica, false);
+      }
+      String log = logged(replica, from, to);
+      long reads = log.lines().filter(l -> l.contains("SELECT pg_is_in_recovery()")).count();
+      long settings = log.lines().filter(l -> l.contains("SET LOCAL statement_timeout")).count();
+      assertEquals(100, reads, "the reads the replica logged");
+      if (pinsSessions()) {
+        assertEquals(0, settings, "SET LOCALs logged for 100 read-only transactions");
+      } else {
+        assertTrue(settings >= 100, settings + " SET LOCALs for 100 read-only transactions");
+      }
+    }
+  }
+
+  /** What {@code node} logged between two offsets of its log. */
+  static String logged(PgNode node, long from, long to) throws IOException {
+    byte[] all = Files.readAllBytes(node.logFile());
+    int end = (int) Math.min(to, all.length);
+    return new String(all, (int) from, Math.max(0, end - (int) from), StandardCharsets.UTF_8);
+  }
+
+  private void logStatements(PgNode node, boolean on) throws SQLException {
+    try (Connection c = sandbox().cluster().connect(node); Statement st = c.createStatement()) {
+      st.execute(on ? "ALTER SYSTEM SET log_statement = 'all'"
+          : "ALTER SYSTEM RESET log_statement");
+      st.execute("SELECT pg_reload_conf()");
+    }
+  }
+
   static String sqlState(Connection c, String sql) {
     return assertThrows(SQLException.class, () -> {
       try (Statement st = c.createStatement()) {
@@ -448,8 +559,14 @@ abstract class PgBouncerSuite {
       }
       c.setAutoCommit(true);
       assertEquals(List.of("Asia/Tokyo", "2s", "t"), zoneTimeoutStandby(c), "an autocommit read");
-      // nothing was set on a read session the bouncer shares, so none needed a reset
-      assertEquals(resets, r.getSessionResets(), "read sessions reset for state left on them");
+      if (pinsSessions()) {
+        // as on a direct connection: the read sessions took the time zone, and a reset undid it
+        // (the server's defaults, then the sessions' own settings) before they went back
+        assertTrue(r.getSessionResets() > resets, "read sessions reset for state left on them");
+      } else {
+        // nothing was set on a read session the bouncer shares, so none needed a reset
+        assertEquals(resets, r.getSessionResets(), "read sessions reset for state left on them");
+      }
       try (Statement st = c.createStatement()) {
         st.execute("SET TIME ZONE 'Europe/Lisbon'"); // on the read route: a session of its own
       }
