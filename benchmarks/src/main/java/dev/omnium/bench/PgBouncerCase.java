@@ -122,9 +122,11 @@ public final class PgBouncerCase {
         .append(" warm-up rounds").append(Interleaved.warmRule()).append("; the ratio is the median of the per-round ratios to (a), with its bootstrap")
         .append(" 95% interval. Target: a read-only transaction costs at most 1.1× (a)'s, at (a)'s round")
         .append(" trips. (a′), timed in the same rounds, is plain pgjdbc sending what omnium's read route")
-        .append(" sends with each transaction's first statement behind a pooler, `")
+        .append(" sends with each transaction's first statement behind transaction pooling, `")
         .append(READ_ROUTE_SETTINGS.trim()).append("` (`BEGIN READ ONLY` is pgjdbc's own): what the")
-        .append(" promised timeouts cost the bouncer and the server, apart from omnium's code.\n\n");
+        .append(" promised timeouts cost the bouncer and the server per transaction, apart from omnium's")
+        .append(" code. With session pooling omnium proves that the bouncer pins and resets sessions and")
+        .append(" sets them once per session instead: nothing per transaction.\n\n");
     for (PgBouncer.Mode mode : modes) {
       md.append(run(mode, tx, rounds, block, warmRounds, problems, slower));
     }

@@ -13,7 +13,7 @@ import java.util.Map;
  * keeps the one it opened with.
  */
 final class PinnedSettings {
-  /** {@code SET name = value; ...}: what a session sets when it opens and after a reset. */
+  /** {@code SET name = value; SET ...}: what a session sets when it opens and after a reset. */
   final String set;
   /** What keeps a read route's timeouts at most its own after the user's ({@link SqlSettings}). */
   final String timeoutCaps;
@@ -24,8 +24,8 @@ final class PinnedSettings {
     this.values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
     StringBuilder s = new StringBuilder();
     for (Map.Entry<String, String> e : values.entrySet()) {
-      s.append("SET ").append(e.getKey()).append(" = ")
-          .append(TransactionSettings.value(e.getValue())).append("; ");
+      s.append(s.length() == 0 ? "" : "; ").append("SET ").append(e.getKey()).append(" = ")
+          .append(TransactionSettings.value(e.getValue()));
     }
     set = s.toString();
     StringBuilder caps = new StringBuilder();

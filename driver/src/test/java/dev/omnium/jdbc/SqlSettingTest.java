@@ -161,9 +161,10 @@ class SqlSettingTest {
   @Test
   void aResetOnAPinnedSessionGoesBackToItsOwnValues() throws Exception {
     PinnedSettings pinned = pinnedReplica();
-    assertEquals("SET statement_timeout = '2000'; SET idle_in_transaction_session_timeout ="
-        + " '30000'; SET default_transaction_read_only = 'on'",
-        pinned.restoring(SqlSetting.parse("RESET ALL")));
+    String all = "SET statement_timeout = '2000'; SET idle_in_transaction_session_timeout ="
+        + " '30000'; SET default_transaction_read_only = 'on'";
+    assertEquals(all, pinned.set, "what the session sets when it opens and after a reset");
+    assertEquals(all, pinned.restoring(SqlSetting.parse("RESET ALL")));
     assertEquals("SET statement_timeout = '2000'",
         pinned.restoring(SqlSetting.parse("RESET statement_timeout")));
     assertEquals("SET idle_in_transaction_session_timeout = '30000';"
