@@ -94,8 +94,11 @@ final class SessionPinning {
    * client connection, two queries.
    *
    * @return null when it holds, else what the servers showed instead
+   * @throws SQLException when it could not be checked (a pool with no server session free for
+   *     the second client, say): neither proof nor disproof
    */
-  static String disproofWith(Connection session, Opener opener, long timeoutMillis) {
+  static String disproofWith(Connection session, Opener opener, long timeoutMillis)
+      throws SQLException {
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
     try (Connection watcher = open(opener, deadline)) {
       String[] probe = new String[1];
@@ -107,8 +110,6 @@ final class SessionPinning {
         session.setNetworkTimeout(Runnable::run, timeout);
       }
       return kept(watcher, pid, probe[0], deadline);
-    } catch (SQLException | RuntimeException e) {
-      return "the proof failed: " + e.getMessage();
     }
   }
 

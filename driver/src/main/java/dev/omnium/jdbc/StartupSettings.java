@@ -174,7 +174,16 @@ final class StartupSettings {
     if (p == null) return;
     if (!sentOptions) {
       // a later session: still pinned? (a bouncer restarted with transaction pooling is not)
-      String disproof = SessionPinning.disproofWith(c, opener, PINNING_PROOF_MILLIS);
+      String disproof;
+      try {
+        disproof = SessionPinning.disproofWith(c, opener, PINNING_PROOF_MILLIS);
+      } catch (SQLException e) {
+        // neither way: this session is not used (nothing set on it), the next login checks again
+        throw new SQLException("omnium: " + where + ": could not check that the pooler still"
+            + " gives this session a server session of its own (" + e.getMessage() + "); with"
+            + " session pooling the check needs one more server session in the pool for a moment",
+            "08001", e);
+      }
       if (disproof != null) {
         unpin(where, disproof);
         return;

@@ -3,6 +3,7 @@ package dev.omnium.jdbc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.omnium.sandbox.PgBouncer;
@@ -101,6 +102,16 @@ class SessionPinningIT {
     try (Connection c = session.open()) {
       s.settle(c, "test", false, session);
       assertEquals("2s", show(c), "a later session through session pooling sets them");
+      assertNotNull(s.pinned());
+    }
+    try (Connection c = session.open()) {
+      // a check that cannot be made (no server session free for its second client): the login
+      // fails, nothing is set, and the pinning stands for the next login
+      SQLException e = assertThrows(SQLException.class, () -> s.settle(c, "test", false, () -> {
+        throw new SQLException("no server session free", "08P01");
+      }));
+      assertTrue(e.getMessage().contains("could not check"), e.getMessage());
+      assertEquals("0", show(c), "nothing set on a session that was not checked");
       assertNotNull(s.pinned());
     }
     try (Connection c = transaction.open()) {
